@@ -1,0 +1,37 @@
+"""The typed error tree. The CLI turns these into exit codes in one place (cli/__init__.py)."""
+
+from __future__ import annotations
+
+from strata.problems import Problem
+
+
+class StrataError(Exception):
+    """Base for every error strata raises on purpose; anything else is a bug (exit 3)."""
+
+    exit_code = 1
+
+
+class UsageError(StrataError):
+    """The command line itself is wrong (exit 2)."""
+
+    exit_code = 2
+
+
+class ProblemsFound(StrataError):
+    """A run collected error-level problems (spec, policy, validation or drift)."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} problem(s) found")
+        self.problems = problems
+
+
+class ToolMissing(StrataError):
+    """A pinned external binary (kubeconform, helm, kustomize) is not installed."""
+
+
+class PackError(StrataError):
+    """A pack could not be discovered or loaded; the message names the pack."""
+
+
+class OutputError(StrataError):
+    """The output tree cannot be written without touching files strata does not own."""

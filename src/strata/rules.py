@@ -1,0 +1,65 @@
+"""Policy rules: every rule has an id, a one-line reason and a fix, and can be listed
+(``strata rules``) and explained (``strata explain RULE``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from strata.problems import Path, Problem, Severity
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    id: str
+    summary: str  # one line: why this is a problem
+    fix: str  # one line: what to do instead
+    severity: Severity = Severity.ERROR
+
+    def problem(self, path: Path, message: str, severity: Severity | None = None) -> Problem:
+        return Problem(rule=self.id, message=message, path=path, severity=severity or self.severity)
+
+
+# Rules of the engine itself (not of any pack).
+SPEC = Rule("spec", "the spec does not match the Platform schema", "fix the field as the message says")
+YAML = Rule("yaml", "a spec file is not valid YAML", "fix the YAML syntax at the marked position")
+DUPLICATE_KEY = Rule(
+    "spec/duplicate-key",
+    "a mapping repeats a key, so one of the values would be silently dropped",
+    "keep one occurrence of the key",
+)
+DUPLICATE_OBJECT = Rule(
+    "render/duplicate-object",
+    "two templates produced the same (kind, namespace, name), so one would overwrite the other",
+    "rename one of the objects in the spec",
+)
+TEMPLATE = Rule("render/template", "a pack template failed to render", "report it to the pack's authors")
+KUBERNETES_VERSION = Rule(
+    "cluster/kubernetes-version",
+    "strata validates and renders for EKS Kubernetes 1.34 to 1.37 only",
+    "set cluster.kubernetesVersion to a quoted version between \"1.34\" and \"1.37\"",
+)
+VALIDATION = Rule(
+    "validate/kubeconform",
+    "an output object is not accepted by the Kubernetes or CRD schema at the target version",
+    "fix the spec (or the pack template) that produced the object",
+)
+MISSING_SCHEMA = Rule(
+    "validate/missing-schema",
+    "no schema is known for an output object's kind, so it cannot be validated offline",
+    "import the CRDs that define it: strata schemas import PATH",
+)
+KUSTOMIZE = Rule(
+    "validate/kustomize",
+    "the output tree does not build with kustomize",
+    "report it: strata writes every kustomization itself",
+)
+DRIFT = Rule(
+    "render/drift",
+    "the output tree on disk differs from what the spec renders",
+    "run strata render without --check and commit the result",
+)
+
+CORE_RULES: tuple[Rule, ...] = (
+    SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION,
+    VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT,
+)
