@@ -1,0 +1,44 @@
+"""Command-line entry point. Commands only parse options, call the core and report;
+exceptions become exit codes here and nowhere else:
+0 success, 1 problems found, 2 usage error, 3 internal error."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from strata import __version__
+from strata.cli import commands
+from strata.cli.report import echo_problems
+from strata.errors import ProblemsFound, StrataError
+
+REPORT_URL = "https://github.com/strata-dev/strata/issues"
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = commands.cli.main(args=argv, prog_name="strata", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        code = 2
+    except click.Abort:
+        click.echo("strata: aborted", err=True)
+        code = 2
+    except ProblemsFound as exc:
+        echo_problems(exc.problems, commands.current_format())
+        code = 1
+    except StrataError as exc:
+        click.echo(f"strata: error: {exc}", err=True)
+        code = exc.exit_code
+    except Exception as exc:  # a bug in strata or a pack, never a user mistake
+        if os.environ.get("STRATA_DEBUG"):
+            traceback.print_exc()
+        click.echo(f"strata: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo(f"please report it at {REPORT_URL} with the command you ran (STRATA_DEBUG=1 shows the traceback)", err=True)
+        code = 3
+    sys.exit(code or 0)

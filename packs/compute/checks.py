@@ -1,0 +1,181 @@
+"""Compute policy checks. Each yields problems with the spec path of the offending value."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from strata.problems import Problem
+from . import rules as r
+from .config import Config
+from .pools import PoolFacts, facts
+
+SUPPORTED_AMI_FAMILIES = ("al2023", "bottlerocket")
+V1_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")
+WELL_KNOWN_AWS_LABELS = {
+    "karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-category", "karpenter.k8s.aws/instance-generation",
+    "karpenter.k8s.aws/instance-size", "karpenter.k8s.aws/instance-cpu", "karpenter.k8s.aws/instance-memory",
+    "karpenter.k8s.aws/instance-gpu-name", "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-memory", "karpenter.k8s.aws/instance-gpu-manufacturer",
+}
+# Chart keys the pinned charts no longer read, and what replaced them.
+REMOVED_VALUES = {
+    "gpu-operator": {
+        ("operator", "defaultRuntime"): "removed in v25.3.0; containerd's runtime is configured by the toolkit",
+        ("driver", "useOpenKernelModules"): "a no-op; use driver.kernelModuleType (auto | open | proprietary)",
+        ("cdi", "default"): "removed in v25.10; CDI is on by default (cdi.enabled)",
+    },
+    "karpenter": {
+        ("settings", "aws", "clusterName"): "use settings.clusterName (compute pack sets it from cluster.name)",
+        ("settings", "aws", "interruptionQueueName"): "use settings.interruptionQueue (compute.karpenter.interruptionQueue)",
+        ("settings", "aws", "defaultInstanceProfile"): "gone; set compute.karpenter.instanceProfile (EC2NodeClass)",
+    },
+}
+
+
+def check(spec: Any, config: Config) -> Iterator[Problem]:
+    version = tuple(int(x) for x in spec.cluster.kubernetes_version.split("."))
+    pool_facts = [facts(p) for p in spec.node_pools]
+    for i, f in enumerate(pool_facts):
+        yield from _check_pool(("nodePools", i), f, config, version)
+    yield from _check_identity(config)
+    yield from _check_gpu_operator(pool_facts, config)
+    yield from _check_smoke_test(pool_facts, config)
+    for release, section in (("karpenter", config.karpenter), ("gpu-operator", config.gpu_operator)):
+        path = ("compute", "karpenter" if release == "karpenter" else "gpuOperator", "valuesOverrides")
+        for keys, advice in REMOVED_VALUES[release].items():
+            if _has(section.values_overrides, keys):
+                yield r.REMOVED_CHART_VALUE.problem(path + keys, f"{'.'.join(keys)} is not read by the pinned {release} chart: {advice}")
+
+
+def _has(values: dict, keys: tuple[str, ...]) -> bool:
+    for key in keys:
+        if not isinstance(values, dict) or key not in values:
+            return False
+        values = values[key]
+    return True
+
+
+def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, int]) -> Iterator[Problem]:
+    pool = f.pool
+    yield from _check_gpu_claims(path, f)
+    if f.instance_types and all(t.arch != pool.architecture for t in f.instance_types):
+        arches = sorted({t.arch for t in f.instance_types})
+        yield r.ARCHITECTURE_MISMATCH.problem(path + ("architecture",), f"{pool.architecture} excludes every listed instance type (they are {', '.join(arches)})")
+    yield from _check_ami(path, f, version)
+    if pool.disruption is not None:
+        policy = pool.disruption.consolidation_policy
+        if policy == "WhenUnderutilized":
+            yield r.CONSOLIDATION_POLICY.problem(path + ("disruption", "consolidationPolicy"), "WhenUnderutilized is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
+        elif policy not in V1_POLICIES:
+            yield r.CONSOLIDATION_POLICY.problem(path + ("disruption", "consolidationPolicy"), f"{policy!r} is not one of {', '.join(V1_POLICIES)}")
+        if pool.disruption.consolidate_after is None:
+            yield r.CONSOLIDATE_AFTER.problem(path + ("disruption",), "the disruption block has no consolidateAfter, which Karpenter v1 requires")
+    for key in pool.labels:
+        domain = key.split("/", 1)[0] if "/" in key else ""
+        if key == "kubernetes.io/hostname" or (domain == "karpenter.sh" and key != "karpenter.sh/capacity-type") or (
+            domain == "karpenter.k8s.aws" and key not in WELL_KNOWN_AWS_LABELS
+        ):
+            yield r.RESTRICTED_LABEL.problem(path + ("labels", key), f"label {key!r} is restricted by Karpenter")
+    if pool.replicas is not None:
+        if not config.karpenter.feature_gates.static_capacity:
+            yield r.STATIC_POOL.problem(path + ("replicas",), "replicas makes a static pool, which needs compute.karpenter.featureGates.staticCapacity: true")
+        if pool.weight is not None:
+            yield r.STATIC_POOL.problem(path + ("weight",), "a static pool takes no weight")
+        if pool.limits and pool.limits.model_dump(exclude_none=True, exclude={"nodes"}):
+            yield r.STATIC_POOL.problem(path + ("limits",), "a static pool may only limit nodes")
+    if f.nvidia:
+        if pool.replicas is None and (pool.limits is None or pool.limits.gpus is None):
+            yield r.GPU_LIMIT.problem(path + ("limits",), f"GPU pool {pool.name!r} has no limits.gpus")
+        if not any(t.effect in ("NoSchedule", "NoExecute") for t in pool.taints):
+            yield r.GPU_POOL_UNTAINTED.problem(path + ("taints",), f"GPU pool {pool.name!r} has no NoSchedule taint")
+
+
+def _check_gpu_claims(path: tuple, f: PoolFacts) -> Iterator[Problem]:
+    claims = f.pool.gpu
+    if claims is None:
+        return
+    gpus = [t for t in f.instance_types if t.gpu]
+    if not gpus:
+        yield r.UNKNOWN_ACCELERATOR.problem(path + ("gpu",), "none of " + ", ".join(f.pool.instance_families + f.pool.instance_types) + " is a GPU instance strata knows")
+        return
+    if claims.memory_mib is not None and claims.memory_mib < 1024:
+        yield r.GPU_MEMORY_UNITS.problem(path + ("gpu", "memoryMiB"), f"{claims.memory_mib} MiB per GPU looks like GiB; Karpenter's label is MiB per GPU (e.g. 81920)")
+        return
+    for field, attr in (("name", "name"), ("memoryMiB", "memory_mib"), ("count", "count")):
+        wanted = getattr(claims, attr)
+        if wanted is None:
+            continue
+        wrong = [t for t in gpus if getattr(t.gpu, attr) != wanted]
+        if wrong:
+            shown = ", ".join(f"{t.name} has {t.gpu.count} x {t.gpu.name} {t.gpu.memory_mib} MiB" for t in wrong[:3])
+            more = f" (and {len(wrong) - 3} more)" if len(wrong) > 3 else ""
+            yield r.GPU_LABEL_MISMATCH.problem(path + ("gpu", field), f"gpu.{field} {wanted!r} contradicts the instance types: {shown}{more}")
+
+
+def _check_ami(path: tuple, f: PoolFacts, version: tuple[int, int]) -> Iterator[Problem]:
+    family = f.ami_family
+    where = path + ("amiAlias",)
+    if family == "al2":
+        if version >= (1, 33):
+            yield r.AMI_FAMILY.problem(where, "EKS publishes no AL2 AMIs for Kubernetes 1.33 and later (AL2 reached end of support on 2025-11-26); use al2023")
+    elif family == "ubuntu":
+        yield r.AMI_FAMILY.problem(where, "the Ubuntu AMI family was removed in Karpenter v1; use al2023 or bottlerocket")
+    elif family.startswith("windows"):
+        yield r.AMI_FAMILY.problem(where, "Windows nodes cannot run NVIDIA GPU or Neuron workloads of this platform")
+    elif family not in SUPPORTED_AMI_FAMILIES:
+        yield r.AMI_FAMILY.problem(where, f"unknown AMI family {family!r}; use al2023 or bottlerocket")
+
+
+def _check_identity(config: Config) -> Iterator[Problem]:
+    k = config.karpenter
+    if k.node_role and k.instance_profile:
+        yield r.NODE_IDENTITY.problem(("compute", "karpenter", "instanceProfile"), "set either nodeRole or instanceProfile, not both")
+    if k.identity == "irsa" and not k.controller_role_arn:
+        yield r.CONTROLLER_IDENTITY.problem(("compute", "karpenter", "identity"), "identity irsa needs controllerRoleArn")
+    if k.identity == "podIdentity" and k.controller_role_arn:
+        yield r.CONTROLLER_IDENTITY.problem(("compute", "karpenter", "controllerRoleArn"), "with podIdentity the role comes from the Pod Identity association; remove controllerRoleArn or use identity: irsa")
+
+
+def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:
+    op = config.gpu_operator
+    base = ("compute", "gpuOperator")
+    if op.cluster_policy == op.gpu_cluster:
+        state = "both on" if op.cluster_policy else "both off"
+        yield r.OPERATOR_MODES.problem(base + ("gpuCluster",), f"clusterPolicy and gpuCluster are {state}")
+    gpu_pools = [f for f in pools if f.nvidia]
+    if not op.enabled or not gpu_pools:
+        return
+    host_ami = [f for f in gpu_pools if f.ami_family in SUPPORTED_AMI_FAMILIES]
+    for part in ("driver", "toolkit"):
+        if getattr(op, part) == "operator" and host_ami:
+            yield r.DRIVER_ON_NVIDIA_AMI.problem(base + (part,), f"pools {', '.join(f.pool.name for f in host_ami)} use EKS NVIDIA AMIs, which ship the {part}")
+    if op.device_plugin and any(f.ami_family == "bottlerocket" for f in gpu_pools):
+        yield r.DEVICE_PLUGIN_BOTTLEROCKET.problem(base + ("devicePlugin",), "Bottlerocket GPU pools already run the NVIDIA device plugin")
+    for f in gpu_pools:
+        for taint in f.pool.taints:
+            if taint.effect == "PreferNoSchedule":
+                continue
+            if not any(_tolerates(t, taint) for t in op.tolerations):
+                yield r.TAINT_NOT_TOLERATED.problem(base + ("tolerations",), f"no toleration matches taint {taint.key}={taint.value or ''}:{taint.effect} of GPU pool {f.pool.name!r}")
+
+
+def _tolerates(toleration: Any, taint: Any) -> bool:
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key is None:
+        return toleration.operator == "Exists"
+    if toleration.key != taint.key:
+        return False
+    return toleration.operator == "Exists" or (toleration.value or "") == (taint.value or "")
+
+
+def _check_smoke_test(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:
+    test = config.smoke_test
+    if not test.enabled or test.node_pool is None:
+        if test.enabled and not any(f.nvidia for f in pools):
+            yield r.SMOKE_TEST_POOL.problem(("compute", "smokeTest", "enabled"), "no node pool has NVIDIA GPUs")
+        return
+    target = next((f for f in pools if f.pool.name == test.node_pool), None)
+    if target is None or not target.nvidia:
+        what = "does not exist" if target is None else "has no NVIDIA GPUs"
+        yield r.SMOKE_TEST_POOL.problem(("compute", "smokeTest", "nodePool"), f"node pool {test.node_pool!r} {what}")

@@ -1,0 +1,74 @@
+"""The ``compute`` section of the Platform spec."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from strata.spec.base import DnsLabel, LabelKey, LabelValue, StrictModel
+
+
+class Toleration(StrictModel):
+    key: LabelKey | None = None
+    operator: Literal["Exists", "Equal"] = "Exists"
+    value: LabelValue | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+
+
+class KarpenterFeatureGates(StrictModel):
+    node_repair: bool = False
+    node_overlay: bool = False
+    reserved_capacity: bool = True
+    spot_to_spot_consolidation: bool = False
+    static_capacity: bool = False
+
+
+class Karpenter(StrictModel):
+    # Identity of the controller: EKS Pod Identity (an association made outside the
+    # cluster, nothing in the chart) or IRSA (a role ARN on the service account).
+    identity: Literal["podIdentity", "irsa"] = "podIdentity"
+    controller_role_arn: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")] | None = None
+    # The IAM role of the nodes (Karpenter manages the instance profile), or an existing
+    # instance profile. Exactly one; the role defaults to KarpenterNodeRole-<cluster>.
+    node_role: str | None = None
+    instance_profile: str | None = None
+    interruption_queue: str | None = None  # SQS queue name; defaults to the cluster name
+    discovery_tag_key: LabelKey = "karpenter.sh/discovery"  # subnets/SGs tagged <key>=<cluster>
+    ignore_dra_requests: bool = True
+    feature_gates: KarpenterFeatureGates = KarpenterFeatureGates()
+    values_overrides: dict[str, Any] = {}
+
+
+class DcgmExporter(StrictModel):
+    enabled: bool = True
+    service_monitor: bool = True  # the chart default in 26.7.0
+
+
+class GpuOperator(StrictModel):
+    enabled: bool = True  # rendered only when a node pool has NVIDIA GPUs
+    # The two operand modes of GPU Operator 26.7; exactly one may be on.
+    cluster_policy: bool = True
+    gpu_cluster: bool = False
+    # EKS AL2023 and Bottlerocket NVIDIA AMIs ship the driver and the container toolkit.
+    driver: Literal["host", "operator"] = "host"
+    toolkit: Literal["host", "operator"] = "host"
+    device_plugin: bool | None = None  # default: on for AL2023, off for Bottlerocket (built into the OS)
+    dcgm_exporter: DcgmExporter = DcgmExporter()
+    mig_strategy: Literal["single", "mixed"] = "single"
+    # Tolerations of every operand DaemonSet (device plugin, validator, DCGM exporter...).
+    tolerations: tuple[Toleration, ...] = (Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule"),)
+    values_overrides: dict[str, Any] = {}
+
+
+class SmokeTest(StrictModel):
+    enabled: bool = False
+    node_pool: DnsLabel | None = None  # defaults to the first GPU pool
+    namespace: DnsLabel = "gpu-smoke-test"
+    image: str = "nvcr.io/nvidia/cuda:12.9.0-base-ubuntu24.04"
+
+
+class Config(StrictModel):
+    karpenter: Karpenter = Karpenter()
+    gpu_operator: GpuOperator = GpuOperator()
+    smoke_test: SmokeTest = SmokeTest()

@@ -1,0 +1,153 @@
+"""Everything the compute templates print, computed here so the templates stay plain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import Config
+from .pools import PoolFacts, facts
+
+# Bottlerocket keeps the OS on /dev/xvda and containers and images on /dev/xvdb.
+OS_VOLUME = {"al2023": "/dev/xvda", "bottlerocket": "/dev/xvdb"}
+
+
+def context(spec: Any, config: Config) -> dict[str, Any]:
+    cluster = spec.cluster.name
+    pools = [facts(p) for p in spec.node_pools]
+    k = config.karpenter
+    node_identity = {"instanceProfile": k.instance_profile} if k.instance_profile else {"role": k.node_role or f"KarpenterNodeRole-{cluster}"}
+    gpu_pools = [f for f in pools if f.nvidia]
+    op = config.gpu_operator
+    smoke_pool = next((f for f in gpu_pools if f.pool.name == config.smoke_test.node_pool), gpu_pools[0] if gpu_pools else None)
+    return {
+        "node_pools": [_pool(f, cluster, k.discovery_tag_key, node_identity) for f in pools],
+        "karpenter": _karpenter_values(spec, config),
+        "gpu_operator_enabled": op.enabled and bool(gpu_pools),
+        "gpu_operator": _gpu_operator_values(gpu_pools, config),
+        "smoke_test": _smoke_test(smoke_pool, config) if config.smoke_test.enabled and smoke_pool else None,
+    }
+
+
+def _requirements(f: PoolFacts) -> list[dict[str, Any]]:
+    pool = f.pool
+    reqs: list[dict[str, Any]] = [
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(pool.capacity_types)},
+        {"key": "kubernetes.io/arch", "operator": "In", "values": [pool.architecture]},
+        {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
+    ]
+    if pool.instance_families:
+        reqs.append({"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": sorted(pool.instance_families)})
+    if pool.instance_types:
+        reqs.append({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": sorted(pool.instance_types)})
+    if pool.gpu:
+        for label, value in (("instance-gpu-name", pool.gpu.name), ("instance-gpu-count", pool.gpu.count), ("instance-gpu-memory", pool.gpu.memory_mib)):
+            if value is not None:
+                reqs.append({"key": f"karpenter.k8s.aws/{label}", "operator": "In", "values": [str(value)]})
+    return reqs
+
+
+def _limits(f: PoolFacts) -> dict[str, Any] | None:
+    limits = f.pool.limits
+    if limits is None:
+        return None
+    out = {"cpu": limits.cpu, "memory": limits.memory, "nvidia.com/gpu": limits.gpus,
+           "aws.amazon.com/neuron": limits.neuron_devices, "nodes": limits.nodes}
+    return {k: str(v) for k, v in out.items() if v is not None} or None
+
+
+def _block_devices(f: PoolFacts) -> list[dict[str, Any]]:
+    volume = f.pool.root_volume
+    ebs = {"volumeSize": volume.size, "volumeType": volume.type, "encrypted": True, "deleteOnTermination": True}
+    if volume.iops:
+        ebs["iops"] = volume.iops
+    if volume.throughput:
+        ebs["throughput"] = volume.throughput
+    if volume.kms_key_id:
+        ebs["kmsKeyID"] = volume.kms_key_id
+    if f.ami_family == "bottlerocket":
+        os_volume = {"volumeSize": "4Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True}
+        return [{"deviceName": "/dev/xvda", "ebs": os_volume}, {"deviceName": "/dev/xvdb", "ebs": ebs}]
+    return [{"deviceName": "/dev/xvda", "rootVolume": True, "ebs": ebs}]
+
+
+def _pool(f: PoolFacts, cluster: str, discovery_key: str, node_identity: dict[str, str]) -> dict[str, Any]:
+    pool = f.pool
+    disruption = None
+    if pool.disruption is not None and pool.replicas is None:
+        d = pool.disruption
+        disruption = {"consolidationPolicy": d.consolidation_policy, "consolidateAfter": d.consolidate_after}
+        if d.budgets:
+            disruption["budgets"] = [b.model_dump(by_alias=True, exclude_none=True) for b in d.budgets]
+    kubelet = pool.kubelet.model_dump(by_alias=True, exclude_none=True) if pool.kubelet else None
+    return {
+        "name": pool.name,
+        "gpu": f.nvidia,
+        "labels": {**pool.labels, "strata.dev/node-pool": pool.name},
+        "requirements": _requirements(f),
+        "taints": [t.model_dump(exclude_none=True) for t in pool.taints],
+        "expire_after": pool.expire_after,
+        "termination_grace_period": pool.termination_grace_period,
+        "disruption": disruption,
+        "limits": _limits(f),
+        "weight": pool.weight,
+        "replicas": pool.replicas,
+        "node_class": {
+            "identity": node_identity,
+            "ami_alias": pool.ami_alias.lower(),
+            "discovery": {discovery_key: cluster},
+            "block_devices": _block_devices(f),
+            "instance_store_policy": pool.instance_store_policy,
+            "hop_limit": pool.imds_hop_limit,
+            "kubelet": kubelet,
+            "tags": {"strata.dev/node-pool": pool.name, "strata.dev/cluster": cluster},
+        },
+    }
+
+
+def _karpenter_values(spec: Any, config: Config) -> dict[str, Any]:
+    k = config.karpenter
+    cluster = spec.cluster.name
+    env = []
+    if not k.ignore_dra_requests:
+        # settings.ignoreDRARequests renders through `with`, so false is dropped by the chart
+        # and the binary default (true) stays; the env var is the only way to turn it off.
+        env.append({"name": "IGNORE_DRA_REQUESTS", "value": "false"})
+    return {
+        "cluster_name": cluster,
+        "interruption_queue": k.interruption_queue or cluster,
+        "irsa_role_arn": k.controller_role_arn if k.identity == "irsa" else None,
+        "feature_gates": k.feature_gates.model_dump(by_alias=True),
+        "env": env,
+        "overrides": k.values_overrides,
+    }
+
+
+def _gpu_operator_values(gpu_pools: list[PoolFacts], config: Config) -> dict[str, Any]:
+    op = config.gpu_operator
+    bottlerocket = any(f.ami_family == "bottlerocket" for f in gpu_pools)
+    device_plugin = op.device_plugin if op.device_plugin is not None else not bottlerocket
+    return {
+        "cluster_policy": op.cluster_policy,
+        "gpu_cluster": op.gpu_cluster,
+        "driver": op.driver == "operator",
+        "toolkit": op.toolkit == "operator",
+        "device_plugin": device_plugin and not op.gpu_cluster,
+        "dcgm_exporter": op.dcgm_exporter.enabled,
+        "service_monitor": op.dcgm_exporter.service_monitor,
+        "mig_strategy": op.mig_strategy,
+        "tolerations": [t.model_dump(exclude_none=True) for t in op.tolerations],
+        "overrides": op.values_overrides,
+    }
+
+
+def _smoke_test(f: PoolFacts, config: Config) -> dict[str, Any]:
+    tolerations = [
+        {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect} if t.value else {"key": t.key, "operator": "Exists", "effect": t.effect}
+        for t in f.pool.taints
+    ]
+    return {
+        "namespace": config.smoke_test.namespace,
+        "image": config.smoke_test.image,
+        "node_pool": f.pool.name,
+        "tolerations": tolerations,
+    }

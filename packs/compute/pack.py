@@ -1,0 +1,16 @@
+"""The compute pack: Karpenter v1 node pools, Karpenter and GPU Operator values, a GPU smoke test."""
+
+from strata.packs.contract import LegacyField
+
+from . import rules
+from .checks import check
+from .config import Config
+from .context import context
+
+RULES = rules.RULES
+LEGACY_FIELDS = (
+    LegacyField("nodePools[*].disruption.expireAfter", rules.EXPIRE_AFTER_LOCATION,
+                "expireAfter is not a disruption setting in Karpenter v1; write nodePools[].expireAfter"),
+)
+
+__all__ = ["Config", "check", "context", "RULES", "LEGACY_FIELDS"]

@@ -1,0 +1,194 @@
+"""The click commands. Each parses its options, calls strata.pipeline or a core module,
+and reports; none decides anything itself."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from strata import __version__, pipeline, rules as core_rules
+from strata.cli.report import echo_problems
+from strata.errors import ProblemsFound, UsageError
+from strata.output import lock as lockfile
+from strata.output import writer
+from strata.packs.loader import discover
+from strata.problems import has_errors
+from strata.validate import schema_store as store_lib
+
+_format = "text"
+
+
+def current_format() -> str:
+    return _format
+
+
+def _set_format(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    global _format
+    _format = value
+    return value
+
+
+format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                             callback=_set_format, expose_value=True, is_eager=True, help="Output for people or machines.")
+store_option = click.option("--schema-store", type=click.Path(file_okay=False, path_type=Path), default=None,
+                            help="CRD schema store (default: $STRATA_SCHEMA_STORE or ~/.cache/strata/schemas).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="strata")
+def cli() -> None:
+    """Render a typed GPU-platform spec for Amazon EKS into validated, Git-ready manifests."""
+
+
+def _read_specs(paths: tuple[Path, ...]) -> list[tuple[str, bytes]]:
+    if not paths:
+        raise UsageError("give at least one spec file with -f")
+    return [(str(p), p.read_bytes()) for p in paths]
+
+
+@cli.command()
+@click.option("-f", "--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A spec layer; repeat to layer files left to right (maps merge).")
+@click.option("-o", "--output", "out_dir", required=True, type=click.Path(path_type=Path), help="The output directory.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 with a diff if the tree on disk differs.")
+@click.option("--no-validate", is_flag=True, help="Skip kubeconform and kustomize.")
+@store_option
+@format_option
+def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: bool, schema_store: Path | None, fmt: str) -> None:
+    """Render spec layers into an output tree (validated before it is written)."""
+    loaded = pipeline.load(_read_specs(files))
+    problems = list(loaded.problems)
+    if has_errors(problems):
+        raise ProblemsFound(problems)
+    tree, render_problems = pipeline.render(loaded)
+    problems += render_problems
+    if has_errors(problems):
+        raise ProblemsFound(problems)
+    if check:
+        _check(out_dir, tree, problems, fmt)
+        return
+    the_plan = writer.plan(out_dir, tree)
+    with writer.staged(out_dir, tree) as stage:
+        if not no_validate:
+            problems += pipeline.validate_tree(stage, list(tree), loaded.spec.cluster.kubernetes_version,
+                                               schema_store or schema_store_default(), str(out_dir))
+            if has_errors(problems):
+                raise ProblemsFound(problems)
+        writer.commit(stage, out_dir, tree, the_plan)
+    echo_problems(problems, fmt, {"written": list(the_plan.changed), "removed": list(the_plan.stale)})
+    if fmt == "text":
+        click.echo(f"{out_dir}: {len(the_plan.changed)} written, {len(the_plan.unchanged)} unchanged, {len(the_plan.stale)} removed", err=True)
+
+
+def schema_store_default() -> Path:
+    return store_lib.default_store()
+
+
+def _check(out_dir: Path, tree: dict[str, bytes], problems: list, fmt: str) -> None:
+    diffs = writer.diff(out_dir, tree)
+    drift = [core_rules.DRIFT.problem((), f"{status}: {path}") for status, path, _ in diffs]
+    if fmt == "json":
+        echo_problems(problems + drift, fmt, {"diff": [{"status": s, "path": p, "diff": d} for s, p, d in diffs]})
+    else:
+        echo_problems(problems, fmt)
+        for status, path, text in diffs:
+            click.echo(f"{status}: {path}")
+        for _, _, text in diffs:
+            click.echo(text, nl=False)
+    if diffs:
+        if fmt == "text":
+            click.echo(f"{out_dir}: {len(diffs)} file(s) differ from the spec; run strata render to update", err=True)
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@store_option
+@format_option
+def validate(out_dir: Path, schema_store: Path | None, fmt: str) -> None:
+    """Validate an output tree with kubeconform (strict) and kustomize build."""
+    previous = lockfile.read(out_dir)
+    if previous is None or not previous.kubernetes_version:
+        raise UsageError(f"{out_dir} has no {lockfile.LOCK_NAME}; validate works on trees strata rendered")
+    problems = pipeline.validate_tree(out_dir, sorted(previous.files), previous.kubernetes_version,
+                                      schema_store or schema_store_default(), str(out_dir))
+    if has_errors(problems):
+        raise ProblemsFound(problems)
+    echo_problems(problems, fmt, {"files": len(pipeline.manifest_files(previous.files))})
+    if fmt == "text":
+        click.echo(f"{out_dir}: {len(pipeline.manifest_files(previous.files))} objects valid", err=True)
+
+
+@cli.group()
+def packs() -> None:
+    """Inspect installed packs."""
+
+
+@packs.command("list")
+@format_option
+def packs_list(fmt: str) -> None:
+    """Show every pack: name, version, source."""
+    found = discover()
+    if fmt == "json":
+        click.echo(json.dumps([{"name": p.name, "version": p.version, "source": p.source, "layer": p.manifest.layer,
+                                "summary": p.manifest.summary} for p in found], indent=2))
+        return
+    width = max((len(p.name) for p in found), default=4)
+    for p in found:
+        click.echo(f"{p.name:<{width}}  {p.version:<8}  {p.source:<12}  {p.manifest.summary}")
+
+
+def _all_rules() -> list[core_rules.Rule]:
+    found = list(core_rules.CORE_RULES)
+    for pack in discover():
+        found.extend(pack.rules)
+    return sorted(found, key=lambda r: r.id)
+
+
+@cli.command("rules")
+@format_option
+def list_rules(fmt: str) -> None:
+    """List every rule id with its reason."""
+    found = _all_rules()
+    if fmt == "json":
+        click.echo(json.dumps([{"id": r.id, "severity": r.severity.value, "summary": r.summary, "fix": r.fix} for r in found], indent=2))
+        return
+    width = max(len(r.id) for r in found)
+    for r in found:
+        click.echo(f"{r.id:<{width}}  {r.severity.value:<7}  {r.summary}")
+
+
+@cli.command()
+@click.argument("rule_id")
+def explain(rule_id: str) -> None:
+    """Explain a rule: why it exists and how to fix what it reports."""
+    found = {r.id: r for r in _all_rules()}
+    rule = found.get(rule_id)
+    if rule is None:
+        import difflib
+
+        close = difflib.get_close_matches(rule_id, list(found), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; strata rules lists them"
+        raise UsageError(f"no rule {rule_id!r}{hint}")
+    click.echo(f"{rule.id} ({rule.severity.value})\n\nwhy: {rule.summary}\nfix: {rule.fix}")
+
+
+@cli.group()
+def schemas() -> None:
+    """Manage the CRD schema store kubeconform validates against."""
+
+
+@schemas.command("import")
+@click.argument("sources", nargs=-1, required=True)
+@store_option
+def schemas_import(sources: tuple[str, ...], schema_store: Path | None) -> None:
+    """Convert CustomResourceDefinitions (files, directories or -) into the schema store."""
+    store = schema_store or schema_store_default()
+    for source in sources:
+        if source != "-" and not Path(source).exists():
+            raise UsageError(f"{source}: no such file or directory")
+    written = store_lib.import_crds(sources, store, stdin=sys.stdin)
+    click.echo(f"{store}: {len(written)} schema(s) written", err=True)

@@ -1,0 +1,147 @@
+"""Write an output tree safely. The new tree is staged in a temporary directory beside the
+output (validated there, by the caller), then moved in: a missing output directory is
+swapped in with one rename; an existing one gets the new lock first (claiming every old and
+new path, so an interrupted write is still owned and recoverable), then each file by atomic
+rename, then the removal of stale owned files, then the final lock. Files strata does not
+own are never touched; a new file that would overwrite one stops the run before any write."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import difflib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from strata.errors import OutputError
+from strata.output import lock as lockfile
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    changed: tuple[str, ...]  # new or different content
+    unchanged: tuple[str, ...]
+    stale: tuple[str, ...]  # owned before, no longer produced: removed
+
+
+def plan(out_dir: Path, tree: dict[str, bytes]) -> Plan:
+    previous = lockfile.read(out_dir) if out_dir.is_dir() else None
+    owned = previous.files if previous else frozenset()
+    conflicts: list[str] = []
+    changed, unchanged = [], []
+    for rel, content in tree.items():
+        target = out_dir / rel
+        if target.is_dir() or _blocked_by_file(out_dir, rel):
+            conflicts.append(rel)
+        elif not target.exists():
+            changed.append(rel)
+        elif rel not in owned:
+            conflicts.append(rel)
+        elif target.read_bytes() != content:
+            changed.append(rel)
+        else:
+            unchanged.append(rel)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"{out_dir} exists and is not a directory")
+    if conflicts:
+        listed = "\n  ".join(conflicts[:20])
+        raise OutputError(
+            f"strata would overwrite files it does not own in {out_dir} (not listed in its {lockfile.LOCK_NAME}):\n  {listed}\n"
+            "move them away or choose another output directory; nothing was written"
+        )
+    stale = sorted(f for f in owned if f not in tree and (out_dir / f).is_file())
+    return Plan(tuple(changed), tuple(unchanged), tuple(stale))
+
+
+def _blocked_by_file(out_dir: Path, rel: str) -> bool:
+    """A parent directory of ``rel`` exists as a file."""
+    parent = Path(rel).parent
+    while str(parent) not in ("", "."):
+        if (out_dir / parent).is_file():
+            return True
+        parent = parent.parent
+    return False
+
+
+@contextlib.contextmanager
+def staged(out_dir: Path, tree: dict[str, bytes]) -> Iterator[Path]:
+    """The tree written to a temporary directory beside ``out_dir``, removed afterwards."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.strata-", dir=out_dir.parent))
+    try:
+        for rel, content in tree.items():
+            target = stage / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def commit(stage: Path, out_dir: Path, tree: dict[str, bytes], the_plan: Plan) -> None:
+    if not out_dir.exists():
+        os.rename(stage, out_dir)
+        return
+    previous = lockfile.read(out_dir)
+    claimed = sorted(set(tree) | (previous.files if previous else frozenset()))
+    _atomic_write(out_dir / lockfile.LOCK_NAME, _claim(claimed))
+    for rel in the_plan.changed:
+        if rel == lockfile.LOCK_NAME:
+            continue
+        (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(stage / rel, out_dir / rel)
+    for rel in the_plan.stale:
+        (out_dir / rel).unlink(missing_ok=True)
+        _remove_empty_parents(out_dir, Path(rel).parent)
+    _atomic_write(out_dir / lockfile.LOCK_NAME, tree[lockfile.LOCK_NAME])
+
+
+def _claim(files: list[str]) -> bytes:
+    lines = "".join(f"- {f}\n" for f in files)
+    return (b"# strata.lock: a write is in progress or was interrupted; run strata render again.\nfiles:\n" + lines.encode())
+
+
+def _atomic_write(path: Path, content: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(content)
+    os.replace(tmp, path)
+
+
+def _remove_empty_parents(out_dir: Path, rel_dir: Path) -> None:
+    while str(rel_dir) not in ("", "."):
+        directory = out_dir / rel_dir
+        if not directory.is_dir() or any(directory.iterdir()):
+            return
+        directory.rmdir()
+        rel_dir = rel_dir.parent
+
+
+def diff(out_dir: Path, tree: dict[str, bytes]) -> list[tuple[str, str, str]]:
+    """(status, path, unified diff) for every file that differs from the rendered tree."""
+    previous = lockfile.read(out_dir) if out_dir.is_dir() else None
+    owned = previous.files if previous else frozenset()
+    out = []
+    for rel, content in tree.items():
+        target = out_dir / rel
+        old = target.read_bytes() if target.is_file() else None
+        if old == content:
+            continue
+        status = "added" if old is None else "modified"
+        out.append((status, rel, _unified(rel, old or b"", content)))
+    for rel in sorted(owned - set(tree)):
+        target = out_dir / rel
+        if target.is_file():
+            out.append(("removed", rel, _unified(rel, target.read_bytes(), b"")))
+    return out
+
+
+def _unified(rel: str, old: bytes, new: bytes) -> str:
+    lines = difflib.unified_diff(
+        old.decode("utf-8", "replace").splitlines(keepends=True),
+        new.decode("utf-8", "replace").splitlines(keepends=True),
+        fromfile=f"a/{rel}", tofile=f"b/{rel}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)

@@ -1,0 +1,17 @@
+"""Built-in packs, registered under the ``strata.packs`` entry-point group in pyproject.toml
+exactly like third-party packs: each name below resolves to its pack directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _builtin_root() -> Path:
+    packaged = Path(__file__).resolve().parent.parent / "_builtin_packs"  # inside a wheel
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[3] / "packs"  # a source checkout / editable install
+
+
+ROOT = _builtin_root()
+compute = ROOT / "compute"

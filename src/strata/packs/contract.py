@@ -1,0 +1,80 @@
+"""The pack contract: a directory with ``pack.yaml`` (declarative manifest), ``pack.py``
+(a pydantic ``Config`` plus optional ``check``/``context`` hooks and ``RULES``),
+``templates/<component>/<kind>.yaml.j2`` (one kind per file) and ``helm/`` values templates."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Callable, Iterable, Literal
+
+from pydantic import BaseModel, Field
+
+from strata.problems import Problem
+from strata.rules import Rule
+from strata.spec.base import StrictModel
+
+PackName = str
+
+
+class HelmReleaseManifest(StrictModel):
+    name: str
+    namespace: str
+    repo: str
+    chart: str
+    version: str
+    values: str  # template path inside the pack, e.g. helm/karpenter.yaml.j2
+    when: str | None = None  # a boolean key of the pack's context that turns the release on
+    overrides: str | None = None  # a key of the pack's context holding values merged over the rendered ones
+
+
+class PackManifest(StrictModel):
+    name: str = Field(pattern=r"^[a-z][a-zA-Z0-9]*$")
+    version: str
+    summary: str
+    layer: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    requires: tuple[str, ...] = ()
+    kubernetes: tuple[str, str] = ("1.34", "1.37")  # supported minor range, inclusive
+    enabled_by_default: bool = False
+    helm_releases: tuple[HelmReleaseManifest, ...] = ()
+    crds: tuple[str, ...] = ()  # CRD sets whose schemas the output needs, e.g. karpenter-1.14.1
+
+
+CheckHook = Callable[[Any, Any], Iterable[Problem]]
+ContextHook = Callable[[Any, Any], dict[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class LegacyField:
+    """A field that the spec refuses with a rule's explanation instead of 'unknown field'."""
+
+    pattern: str  # formatted spec path with [*] for list indexes, e.g. nodePools[*].disruption.expireAfter
+    rule: Rule
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Pack:
+    manifest: PackManifest
+    root: Path
+    source: str  # "builtin" or "<distribution> <version>"
+    config: type[BaseModel]
+    check: CheckHook | None = None
+    context: ContextHook | None = None
+    rules: tuple[Rule, ...] = ()
+    legacy_fields: tuple[LegacyField, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def version(self) -> str:
+        return self.manifest.version
+
+    @property
+    def field_name(self) -> str:
+        return self.manifest.name
+
+
+SourceKind = Literal["builtin", "entry-point"]

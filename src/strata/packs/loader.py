@@ -1,0 +1,120 @@
+"""Find packs (entry points of group ``strata.packs``, built-in ones included) and load
+them. Finding and loading are separate; order is deterministic; errors name the pack."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from strata.errors import PackError
+from strata.packs.contract import LegacyField, Pack, PackManifest
+
+GROUP = "strata.packs"
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _pack_dir(ep: EntryPoint) -> Path:
+    try:
+        target = ep.load()
+    except Exception as exc:  # third-party code: any failure is that pack's load error
+        raise PackError(f"pack {ep.name!r} ({ep.value}) failed to import: {exc}") from exc
+    if isinstance(target, types.ModuleType):
+        if not getattr(target, "__file__", None):
+            raise PackError(f"pack {ep.name!r}: module {ep.value} has no directory")
+        return Path(target.__file__).resolve().parent
+    if isinstance(target, (str, Path)):
+        return Path(target)
+    raise PackError(f"pack {ep.name!r}: entry point {ep.value} must name a module or a directory")
+
+
+def _source(ep: EntryPoint) -> str:
+    dist = ep.dist
+    if dist is None or dist.name == "strata":
+        return "builtin"
+    return f"{dist.name} {dist.version}"
+
+
+def _import_pack_module(name: str, path: Path) -> types.ModuleType:
+    module_name = f"strata_pack_{name}"
+    # A package rooted at the pack directory, so pack.py can import its siblings (from .config import ...).
+    spec = importlib.util.spec_from_file_location(module_name, path, submodule_search_locations=[str(path.parent)])
+    if spec is None or spec.loader is None:
+        raise PackError(f"pack {name!r}: cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise PackError(f"pack {name!r}: {path.name} failed to import: {exc}") from exc
+    return module
+
+
+def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack:
+    manifest_path = root / "pack.yaml"
+    label = expected_name or root.name
+    if not manifest_path.is_file():
+        raise PackError(f"pack {label!r}: {manifest_path} is missing")
+    try:
+        raw = yaml.load(manifest_path.read_bytes(), Loader=_Loader)
+        manifest = PackManifest.model_validate(raw)
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise PackError(f"pack {label!r}: invalid pack.yaml: {exc}") from exc
+    if expected_name and manifest.name != expected_name:
+        raise PackError(f"pack {label!r}: pack.yaml names it {manifest.name!r}")
+    module = _import_pack_module(manifest.name, root / "pack.py")
+    config = getattr(module, "Config", None)
+    if not (isinstance(config, type) and issubclass(config, BaseModel)):
+        raise PackError(f"pack {manifest.name!r}: pack.py must define a pydantic model named Config")
+    return Pack(
+        manifest=manifest,
+        root=root,
+        source=source,
+        config=config,
+        check=getattr(module, "check", None),
+        context=getattr(module, "context", None),
+        rules=tuple(getattr(module, "RULES", ())),
+        legacy_fields=tuple(f for f in getattr(module, "LEGACY_FIELDS", ()) if isinstance(f, LegacyField)),
+    )
+
+
+@cache
+def discover() -> tuple[Pack, ...]:
+    """Every installed pack, ordered so that required packs come first, then by name."""
+    found: dict[str, Pack] = {}
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
+        source = _source(ep)
+        if ep.name in found:
+            if found[ep.name].source == "builtin" or source == "builtin":
+                raise PackError(f"pack {ep.name!r} from {source} would shadow the built-in pack of that name")
+            raise PackError(f"pack {ep.name!r} is installed twice ({found[ep.name].source}, {source})")
+        found[ep.name] = load_pack(_pack_dir(ep), source, expected_name=ep.name)
+    return order(found)
+
+
+def order(packs: dict[str, Pack]) -> tuple[Pack, ...]:
+    ordered: list[Pack] = []
+    visiting: set[str] = set()
+
+    def visit(name: str, wanted_by: str | None) -> None:
+        if any(p.name == name for p in ordered):
+            return
+        if name not in packs:
+            raise PackError(f"pack {wanted_by!r} requires pack {name!r}, which is not installed")
+        if name in visiting:
+            raise PackError(f"packs require each other in a cycle through {name!r}")
+        visiting.add(name)
+        for required in sorted(packs[name].manifest.requires):
+            visit(required, name)
+        visiting.discard(name)
+        ordered.append(packs[name])
+
+    for name in sorted(packs):
+        visit(name, None)
+    return tuple(ordered)

@@ -1,0 +1,98 @@
+"""The core of strata, free of any CLI concern: load and merge spec layers, validate them,
+run the policy checks, render the packs into an output tree, validate that tree."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from strata import __version__, rules
+from strata.output import tree as output_tree
+from strata.output.lock import Lock
+from strata.packs.contract import Pack
+from strata.packs.loader import discover
+from strata.problems import Problem, has_errors, sorted_problems
+from strata.render import engine
+from strata.spec import sources as spec_sources
+from strata.spec import validate as spec_validate
+from strata.spec.model import SUPPORTED_KUBERNETES
+from strata.validate import kubeconform, kustomize
+from strata.output.tree import HELM_DIR, KUSTOMIZATION
+from strata.output.lock import LOCK_NAME
+
+
+@dataclasses.dataclass
+class Loaded:
+    spec: Any | None
+    packs: tuple[Pack, ...]
+    sources: spec_sources.SourceMap
+    digest: str
+    problems: list[Problem]
+
+
+def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None) -> Loaded:
+    """Merge the layers, validate them and run every policy check; problems are collected."""
+    packs = discover() if packs is None else packs
+    layers = spec_sources.load_layers(files)
+    problems = list(layers.problems)
+    spec = None
+    if not rules.YAML.id in {p.rule for p in problems}:
+        spec, spec_problems = spec_validate.validate(layers.data, layers.sources, packs)
+        problems.extend(spec_problems)
+    if spec is not None:
+        problems.extend(_locate(check(spec, packs), layers.sources))
+    digest = "sha256:" + hashlib.sha256(json.dumps(layers.data, sort_keys=True, default=str).encode()).hexdigest()
+    return Loaded(spec, packs, layers.sources, digest, sorted_problems(problems))
+
+
+def check(spec: Any, packs: tuple[Pack, ...]) -> list[Problem]:
+    problems: list[Problem] = []
+    version = spec.cluster.kubernetes_version
+    if version not in SUPPORTED_KUBERNETES:
+        problems.append(rules.KUBERNETES_VERSION.problem(
+            ("cluster", "kubernetesVersion"), f"Kubernetes {version} is outside the supported range {SUPPORTED_KUBERNETES[0]}-{SUPPORTED_KUBERNETES[-1]}"))
+    for pack in packs:
+        config = engine.pack_config(spec, pack)
+        if config is not None and pack.check:
+            problems.extend(pack.check(spec, config))
+    return problems
+
+
+def _locate(problems: list[Problem], sources: spec_sources.SourceMap) -> list[Problem]:
+    return [p if p.mark else dataclasses.replace(p, mark=sources.lookup(p.path, prefer_key=False)) for p in problems]
+
+
+def render(loaded: Loaded) -> tuple[dict[str, bytes], list[Problem]]:
+    spec = loaded.spec
+    result = engine.render(spec, loaded.packs)
+    enabled = [p for p in loaded.packs if engine.pack_config(spec, p) is not None]
+    lock = Lock(
+        strata_version=__version__,
+        spec_digest=loaded.digest,
+        kubernetes_version=spec.cluster.kubernetes_version,
+        packs=tuple((p.name, p.version, p.source) for p in enabled),
+        schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
+    )
+    tree, problems = output_tree.build(result.objects, result.releases, lock)
+    return tree, sorted_problems([*result.problems, *problems])
+
+
+def manifest_files(files: list[str] | frozenset[str]) -> list[str]:
+    """The Kubernetes objects of a tree: not kustomizations, Helm values or the lock."""
+    return sorted(
+        f for f in files
+        if f.endswith(".yaml") and Path(f).name != KUSTOMIZATION and f != LOCK_NAME and f"/{HELM_DIR}/" not in f"/{f}"
+    )
+
+
+def validate_tree(root: Path, files: list[str] | frozenset[str], kubernetes_version: str, store: Path, display: str) -> list[Problem]:
+    problems = kubeconform.validate_files(root, manifest_files(files), kubernetes_version, store)
+    problems = [dataclasses.replace(p, where=f"{display}/{p.where}") if p.where else p for p in problems]
+    problems.extend(kustomize.build(root, display))
+    return sorted_problems(problems)
+
+
+__all__ = ["Loaded", "load", "check", "render", "validate_tree", "manifest_files", "has_errors"]

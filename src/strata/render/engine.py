@@ -1,0 +1,145 @@
+"""Render every enabled pack: run its hooks, its templates (one kind per file, grouped by
+component directory) and its Helm values templates, and parse the output into objects."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from strata import rules
+from strata.packs.contract import HelmReleaseManifest, Pack
+from strata.problems import Problem
+from strata.render.environment import environment
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MANAGED_BY = {"app.kubernetes.io/managed-by": "strata"}
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderedObject:
+    pack: str
+    layer: str
+    component: str
+    body: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.body.get("kind", ""))
+
+    @property
+    def name(self) -> str:
+        return str(self.body.get("metadata", {}).get("name", ""))
+
+    @property
+    def namespace(self) -> str | None:
+        return self.body.get("metadata", {}).get("namespace")
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        group = str(self.body.get("apiVersion", "")).rpartition("/")[0]
+        return (group, self.kind, self.namespace or "", self.name)
+
+    def describe(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{ns}{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderedRelease:
+    pack: str
+    layer: str
+    release: HelmReleaseManifest
+    values: dict[str, Any]
+
+
+@dataclasses.dataclass
+class RenderResult:
+    objects: list[RenderedObject] = dataclasses.field(default_factory=list)
+    releases: list[RenderedRelease] = dataclasses.field(default_factory=list)
+    problems: list[Problem] = dataclasses.field(default_factory=list)
+
+
+def pack_config(spec: Any, pack: Pack) -> Any | None:
+    """The pack's section of the spec, its defaults when enabled by default, else None."""
+    section = getattr(spec, pack.field_name, None)
+    if section is None and pack.manifest.enabled_by_default:
+        return pack.config()
+    return section
+
+
+def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
+    result = RenderResult()
+    for pack in packs:
+        config = pack_config(spec, pack)
+        if config is None:
+            continue
+        context: dict[str, Any] = {"spec": spec, "cluster": spec.cluster, "config": config}
+        if pack.context:
+            context.update(pack.context(spec, config))
+        _render_templates(pack, context, result)
+        _render_releases(pack, context, result)
+    return result
+
+
+def _template_names(pack: Pack) -> list[str]:
+    root = pack.root / "templates"
+    return sorted(p.relative_to(pack.root).as_posix() for p in root.glob("*/*.j2")) if root.is_dir() else []
+
+
+def _render_text(pack: Pack, name: str, context: dict[str, Any], result: RenderResult) -> list[Any] | None:
+    where = f"{pack.name}:{name}"
+    try:
+        text = environment(pack.root).get_template(name).render(context)
+    except jinja2.TemplateError as exc:
+        line = f":{exc.lineno}" if getattr(exc, "lineno", None) else ""
+        result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"{type(exc).__name__}: {exc}"), where=where + line))
+        return None
+    try:
+        return [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
+    except yaml.YAMLError as exc:
+        result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"output is not YAML: {exc}"), where=where))
+        return None
+
+
+def _render_templates(pack: Pack, context: dict[str, Any], result: RenderResult) -> None:
+    for name in _template_names(pack):
+        component = Path(name).parent.name
+        for doc in _render_text(pack, name, context, result) or ():
+            if not isinstance(doc, dict) or not doc.get("kind") or not isinstance(doc.get("metadata"), dict):
+                result.problems.append(dataclasses.replace(
+                    rules.TEMPLATE.problem((), "rendered a document that is not a Kubernetes object"), where=f"{pack.name}:{name}"))
+                continue
+            labels = doc["metadata"].setdefault("labels", {})
+            labels.update(MANAGED_BY)
+            result.objects.append(RenderedObject(pack.name, pack.manifest.layer, component, doc))
+
+
+def _lookup(context: dict[str, Any], dotted: str) -> Any:
+    value: Any = context
+    for part in dotted.split("."):
+        value = value[part]
+    return value
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        merged[key] = _deep_merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+    return merged
+
+
+def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) -> None:
+    for release in pack.manifest.helm_releases:
+        if release.when and not _lookup(context, release.when):
+            continue
+        docs = _render_text(pack, release.values, context, result)
+        if docs is None:
+            continue
+        values = docs[0] if docs else {}
+        if release.overrides:
+            values = _deep_merge(values, _lookup(context, release.overrides))
+        result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values))

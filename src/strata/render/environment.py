@@ -1,0 +1,45 @@
+"""The Jinja2 environment packs render with: StrictUndefined, no autoescape, templates
+compiled once per pack directory, and two filters that print values as valid YAML."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+
+def _json(value: Any) -> str:
+    # JSON is YAML: one-line flow output that the bundle re-dumps in block style.
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+def _quote(value: Any) -> str:
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def shared_templates_dir() -> Path:
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "_shared_templates"
+    return packaged if packaged.is_dir() else here.parents[1] / "templates"
+
+
+@cache
+def environment(pack_root: Path) -> jinja2.Environment:
+    loader = jinja2.ChoiceLoader([
+        jinja2.FileSystemLoader(str(pack_root)),
+        jinja2.PrefixLoader({"strata": jinja2.FileSystemLoader(str(shared_templates_dir()))}),
+    ])
+    env = jinja2.Environment(
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        auto_reload=False,
+        cache_size=-1,  # never evict: every template is compiled once per process
+    )
+    env.filters["json"] = _json
+    env.filters["q"] = _quote
+    return env

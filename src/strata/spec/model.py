@@ -1,0 +1,156 @@
+"""The core of the Platform spec: the facts several packs share (cluster, node pools, teams).
+Each pack adds its own section through its ``Config`` model (see strata.packs)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from strata.spec.base import (
+    DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel,
+)
+
+API_VERSION = "strata.dev/v1alpha1"
+SUPPORTED_KUBERNETES = ("1.34", "1.35", "1.36", "1.37")
+
+
+class Cluster(StrictModel):
+    name: DnsLabel
+    region: Annotated[str, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]$")]
+    kubernetes_version: Annotated[str, Field(pattern=r"^1\.[0-9]{2}$")]
+    environment: Literal["dev", "staging", "prod"] = "prod"
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _version_is_quoted(cls, value: object) -> object:
+        # YAML reads 1.30 as the float 1.3: refuse numbers instead of guessing.
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise ValueError(f'write the version as a quoted string, e.g. "{value}" (YAML reads 1.30 as 1.3)')
+        return value
+
+
+class Taint(StrictModel):
+    key: LabelKey
+    value: LabelValue | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class RootVolume(StrictModel):
+    size: Annotated[str, Field(pattern=r"^[0-9]+(Gi|Ti|G|T)$")] = "100Gi"
+    type: Literal["gp3", "gp2", "io1", "io2"] = "gp3"
+    iops: PositiveInt | None = None
+    throughput: PositiveInt | None = None
+    kms_key_id: str | None = None
+
+
+class Budget(StrictModel):
+    nodes: Annotated[str, Field(pattern=r"^((100|[0-9]{1,2})%|[0-9]+)$")] = "10%"
+    reasons: tuple[Literal["Underutilized", "Empty", "Drifted"], ...] | None = None
+    schedule: str | None = None
+    duration: Annotated[str, Field(pattern=r"^([0-9]+(m|h))+$")] | None = None
+
+    @model_validator(mode="after")
+    def _schedule_with_duration(self) -> "Budget":
+        if (self.schedule is None) != (self.duration is None):
+            raise ValueError("schedule and duration must be set together")
+        return self
+
+
+class Disruption(StrictModel):
+    # Typed as str so v1beta1 leftovers reach the compute rules and get a precise message.
+    consolidation_policy: str = "WhenEmptyOrUnderutilized"
+    consolidate_after: Annotated[str, Field(pattern=r"^(([0-9]+(s|m|h))+|Never)$")] | None = None
+    budgets: tuple[Budget, ...] = ()
+
+
+class Limits(StrictModel):
+    cpu: Quantity | None = None
+    memory: Quantity | None = None
+    gpus: NonNegativeInt | None = None  # nvidia.com/gpu
+    neuron_devices: NonNegativeInt | None = None  # aws.amazon.com/neuron
+    nodes: NonNegativeInt | None = None  # the only limit a static pool may set
+
+
+class GpuClaims(StrictModel):
+    """What the pool claims about its GPUs; rendered as Karpenter requirements and
+    checked against the instance catalog (labels must match the instance types)."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z0-9-]+$")] | None = None
+    memory_mib: PositiveInt | None = None  # per GPU, as Karpenter's instance-gpu-memory label
+    count: PositiveInt | None = None
+
+
+class Kubelet(StrictModel):
+    max_pods: PositiveInt | None = None
+    system_reserved: dict[Literal["cpu", "memory", "ephemeral-storage", "pid"], str] | None = None
+    kube_reserved: dict[Literal["cpu", "memory", "ephemeral-storage", "pid"], str] | None = None
+
+
+class NodePool(StrictModel):
+    name: DnsLabel
+    instance_families: tuple[Annotated[str, Field(pattern=r"^[a-z0-9-]+$")], ...] = ()
+    instance_types: tuple[Annotated[str, Field(pattern=r"^[a-z0-9-]+\.[a-z0-9-]+$")], ...] = ()
+    capacity_types: tuple[Literal["on-demand", "spot", "reserved"], ...] = ("on-demand",)
+    architecture: Literal["amd64", "arm64"] = "amd64"
+    # Karpenter AMI alias, family@version. The family is checked by a compute rule so that
+    # AL2 and Ubuntu get an explanation rather than a bare enum error.
+    ami_alias: Annotated[str, Field(pattern=r"^[a-zA-Z0-9]+@[a-zA-Z0-9.-]+$")] = "al2023@latest"
+    gpu: GpuClaims | None = None
+    taints: tuple[Taint, ...] = ()
+    labels: dict[LabelKey, LabelValue] = {}
+    limits: Limits | None = None
+    disruption: Disruption | None = None
+    expire_after: Annotated[str, Field(pattern=r"^(([0-9]+(s|m|h))+|Never)$")] = "720h"
+    termination_grace_period: Duration | None = None
+    root_volume: RootVolume = RootVolume()
+    instance_store_policy: Literal["RAID0"] | None = None
+    imds_hop_limit: Literal[1, 2] = 1
+    kubelet: Kubelet | None = None
+    weight: Annotated[int, Field(ge=1, le=100)] | None = None
+    replicas: NonNegativeInt | None = None  # a static pool (Karpenter staticCapacity gate)
+
+    @model_validator(mode="after")
+    def _has_instances(self) -> "NodePool":
+        if not self.instance_families and not self.instance_types:
+            raise ValueError("set instanceFamilies or instanceTypes")
+        return self
+
+
+class Quota(StrictModel):
+    cpu: Quantity
+    memory: Quantity
+    gpus: NonNegativeInt = 0
+    persistent_volume_claims: NonNegativeInt | None = None
+    storage: Quantity | None = None
+
+
+class Team(StrictModel):
+    name: DnsLabel
+    namespace: DnsLabel | None = None  # defaults to the team name
+    groups: tuple[str, ...] = ()
+    quota: Quota | None = None
+
+    @property
+    def namespace_name(self) -> str:
+        return self.namespace or self.name
+
+
+class CoreSpec(StrictModel):
+    api_version: Literal["strata.dev/v1alpha1"]
+    kind: Literal["Platform"]
+    cluster: Cluster
+    node_pools: tuple[NodePool, ...] = ()
+    teams: tuple[Team, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> "CoreSpec":
+        for what, names in (
+            ("node pool", [p.name for p in self.node_pools]),
+            ("team", [t.name for t in self.teams]),
+            ("team namespace", [t.namespace_name for t in self.teams]),
+        ):
+            seen = {n for n in names if names.count(n) > 1}
+            if seen:
+                raise ValueError(f"{what} names must be unique: {', '.join(sorted(seen))}")
+        return self

@@ -1,0 +1,134 @@
+"""Validate merged spec data against the core model plus every pack's section, turning
+pydantic errors into located, readable problems."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import fnmatch
+import types
+import typing
+from functools import cache
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ValidationError, create_model
+
+from strata import rules
+from strata.packs.contract import LegacyField, Pack
+from strata.problems import Path, Problem, format_path
+from strata.spec.model import CoreSpec
+from strata.spec.sources import SourceMap
+
+
+@cache
+def spec_model(packs: tuple[Pack, ...]) -> type[CoreSpec]:
+    """The Platform model for this set of packs: the core plus one optional section per pack."""
+    fields: dict[str, Any] = {p.field_name: (p.config | None, None) for p in packs}
+    return create_model("PlatformSpec", __base__=CoreSpec, **fields)
+
+
+def _data_path(data: Any, loc: tuple) -> Path:
+    """Map a pydantic loc (which may hold union/validator tags) onto the real data path."""
+    path: list[str | int] = []
+    node = data
+    for i, part in enumerate(loc):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+            path.append(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+            path.append(part)
+        elif i == len(loc) - 1 and isinstance(part, str) and isinstance(node, dict):
+            path.append(part)  # a missing or unknown key
+    return tuple(path)
+
+
+def _model_at(model: type[BaseModel], path: Path) -> type[BaseModel] | None:
+    """The model class that validates the mapping at ``path`` (for 'did you mean')."""
+    current: Any = model
+    for part in path:
+        current = _unwrap(current)
+        if isinstance(part, int):
+            args = typing.get_args(current)
+            current = args[0] if args else None
+            continue
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = next((f for n, f in current.model_fields.items() if (f.alias or n) == part), None)
+            current = field.annotation if field else None
+        elif typing.get_origin(current) is dict:
+            current = typing.get_args(current)[1]
+        else:
+            return None
+    current = _unwrap(current)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unwrap(tp: Any) -> Any:
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, types.UnionType):
+            non_none = [a for a in typing.get_args(tp) if a is not type(None)]
+            models = [a for a in non_none if isinstance(a, type) and issubclass(a, BaseModel)]
+            tp = (models or non_none)[0]
+        else:
+            return tp
+
+
+def _message(err: dict, model: type[BaseModel], parent: Path) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        key = err["loc"][-1]
+        known = _model_at(model, parent)
+        names = [f.alias or n for n, f in known.model_fields.items()] if known else []
+        close = difflib.get_close_matches(str(key), names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"unknown field {key!r}{hint}"
+    if kind == "missing":
+        return f"required field {err['loc'][-1]!r} is missing"
+    if kind == "literal_error":
+        return f"{err.get('input')!r} is not one of {err['ctx']['expected']}"
+    if kind == "string_pattern_mismatch":
+        return f"{err.get('input')!r} does not match the pattern {err['ctx']['pattern']}"
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    return msg[0].lower() + msg[1:] if msg else msg
+
+
+def _legacy(path: Path, legacy: Iterable[LegacyField]) -> LegacyField | None:
+    generic = format_path(tuple("*" if isinstance(p, int) else p for p in path))
+    return next((f for f in legacy if fnmatch.fnmatchcase(generic, f.pattern)), None)
+
+
+def validate(data: dict, sources: SourceMap, packs: tuple[Pack, ...]) -> tuple[CoreSpec | None, list[Problem]]:
+    model = spec_model(packs)
+    # pydantic does not show inputs (hide_input_in_errors) but literal errors need them.
+    try:
+        return model.model_validate(data), []
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    legacy = [f for p in packs for f in p.legacy_fields]
+    problems = []
+    for err in errors:
+        path = _data_path(data, err["loc"])
+        if err["type"] in ("literal_error", "string_pattern_mismatch"):
+            err = dict(err, input=_value_at(data, path))
+        old = _legacy(path, legacy) if err["type"] == "extra_forbidden" else None
+        if old:
+            problem = old.rule.problem(path, old.message)
+        else:
+            problem = rules.SPEC.problem(path, _message(err, model, path[:-1]))
+        mark = sources.lookup(path, prefer_key=err["type"] in ("extra_forbidden",))
+        problems.append(dataclasses.replace(problem, mark=mark))
+    return None, problems
+
+
+def _value_at(data: Any, path: Path) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data

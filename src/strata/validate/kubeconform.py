@@ -1,0 +1,155 @@
+"""Validate rendered manifests offline with the pinned kubeconform binary.
+
+Only local schema locations are passed (core schemas from kubernetes-validate, CRD schemas
+from the store), never a URL and never ``-ignore-missing-schemas``: an object strata cannot
+check is reported, not skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+from strata import rules, tools
+from strata.problems import Problem, sorted_problems
+from strata.validate import schema_store
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# kubeconform's message for an invalid object is one line:
+#   problem validating schema. Check JSON formatting: jsonschema validation failed with
+#   '<schema url>#' - at '/spec': validation failed   - at '/spec/x': <error> ...
+# Each "- at" was a line of a tree; the spaces before it are 1 + 2 * depth.
+_HEAD = re.compile(r"^problem validating schema\. Check JSON formatting: jsonschema validation failed with '[^']*'")
+_ITEM = re.compile(r"( *)- at '([^']*)': (.*?)(?= +- at '|$)")
+_GOT_WANT = re.compile(r"^got (\S+), want (\S+)$")
+_MISSING = "could not find schema for "
+
+
+def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, store: Path) -> list[Problem]:
+    """Run kubeconform once over ``files`` (relative to ``root``) and return one problem per
+    object it rejects or cannot check, sorted."""
+    if not files:
+        return []
+    version = _full_version(kubernetes_version)
+    if version.rsplit(".", 1)[0] not in schema_store.core_versions():
+        return [_problem(rules.VALIDATION, "", f"no core Kubernetes schemas for Kubernetes {kubernetes_version} "
+                         f"in kubernetes-validate (it has {', '.join(schema_store.core_versions())})")]
+    args = [
+        "-strict", "-summary", "-output", "json",
+        "-kubernetes-version", version,
+        "-schema-location", schema_store.core_schema_location(store, version),
+        "-schema-location", schema_store.crd_schema_location(store),
+        *files,
+    ]
+    result = tools.run("kubeconform", args, cwd=root)
+    try:
+        resources = json.loads(result.stdout)["resources"] or []
+    except (ValueError, KeyError, TypeError):
+        stderr = _one_line(result.stderr) or "(no output on stderr)"
+        return [_problem(rules.VALIDATION, "", f"kubeconform output could not be read (exit {result.returncode}): {stderr}")]
+
+    namespaces = _namespaces(root, files)
+    problems = []
+    for res in resources:
+        if res.get("status") not in ("statusInvalid", "statusError"):
+            continue
+        filename, kind, name = res.get("filename", ""), res.get("kind", ""), res.get("name", "")
+        where = filename
+        if kind:
+            ns = namespaces.get((filename, kind, name), "")
+            where = f"{filename}: {kind}/{ns + '/' if ns else ''}{name}"
+        msg = res.get("msg", "")
+        if msg.startswith(_MISSING):
+            problems.append(_problem(rules.MISSING_SCHEMA, where, (
+                f"no schema for {res.get('version')} {kind}: not a built-in kind of Kubernetes "
+                f"{version.rsplit('.', 1)[0]} and no imported CRD defines it; run: strata schemas import <CRD files>"
+            )))
+        else:
+            problems.append(_problem(rules.VALIDATION, where, _clean(msg)))
+    return sorted_problems(problems)
+
+
+def _problem(rule: rules.Rule, where: str, message: str) -> Problem:
+    return dataclasses.replace(rule.problem((), message), where=where)
+
+
+def _full_version(version: str) -> str:
+    version = version.removeprefix("v")
+    return version if version.count(".") == 2 else f"{version}.0"
+
+
+def _clean(msg: str) -> str:
+    """kubeconform's error tree as ``spec.a[0].b: error; ...``, without the schema's path
+    (an absolute, machine-specific file URL) and without the parents' "validation failed"."""
+    body = _HEAD.sub("", msg)
+    items = [(len(m[1]), m[2], m[3].strip()) for m in _ITEM.finditer(body)]
+    if not items:
+        return _one_line(msg)
+    out = []
+    for i, (indent, path, text) in enumerate(items):
+        children = []
+        for child in items[i + 1:]:
+            if child[0] <= indent:
+                break
+            children.append(child)
+        if not children:
+            parent = _parent(items, i)
+            if parent is None or not parent[2].endswith(("anyOf failed", "oneOf failed")):
+                out.append(f"{_dotted(path)}: {text}")
+        elif text.endswith(("anyOf failed", "oneOf failed")):
+            out.append(f"{_dotted(path)}: {_alternatives([c[2] for c in children if c[0] == children[0][0]])}")
+    return "; ".join(sorted(set(out))) or _one_line(body)
+
+
+def _parent(items: list[tuple[int, str, str]], i: int) -> tuple[int, str, str] | None:
+    for candidate in reversed(items[:i]):
+        if candidate[0] < items[i][0]:
+            return candidate
+    return None
+
+
+def _alternatives(texts: list[str]) -> str:
+    # "got array, want integer" + "got array, want string" -> "got array, want integer or string"
+    matches = [_GOT_WANT.match(t) for t in texts]
+    if matches and all(matches) and len({m[1] for m in matches}) == 1:
+        return f"got {matches[0][1]}, want {' or '.join(m[2] for m in matches)}"
+    return "matches none of: " + " | ".join(texts)
+
+
+def _dotted(pointer: str) -> str:
+    out = ""
+    for part in pointer.strip("/").split("/"):
+        if not part:
+            continue
+        part = part.replace("~1", "/").replace("~0", "~")
+        out += f"[{part}]" if part.isdigit() else (f".{part}" if out else part)
+    return out or "(object)"
+
+
+def _namespaces(root: Path, files: Sequence[str]) -> dict[tuple[str, str, str], str]:
+    """(file, kind, name) -> namespace: kubeconform's JSON output leaves the namespace out."""
+    found: dict[tuple[str, str, str], set[str]] = {}
+    for file in files:
+        try:
+            docs = list(yaml.load_all((root / file).read_text(encoding="utf-8"), Loader=_Loader))
+        except (OSError, yaml.YAMLError):
+            continue  # kubeconform reports it
+        for doc in docs:
+            if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
+                continue
+            meta = doc["metadata"]
+            # the name as kubeconform prints it
+            name = f"{meta['generateName']}{{{{ generateName }}}}" if meta.get("generateName") else str(meta.get("name", ""))
+            found.setdefault((file, str(doc.get("kind", "")), name), set()).add(str(meta.get("namespace") or ""))
+    # The same kind and name twice in one file, in different namespaces: name them all.
+    return {key: ",".join(sorted(ns)) if len(ns) > 1 else next(iter(ns)) for key, ns in found.items()}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

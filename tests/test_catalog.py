@@ -1,0 +1,110 @@
+"""The built-in accelerator instance catalog (src/strata/catalog)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.resources import files
+
+import pytest
+from reference import REPO_ROOT, reference_dir
+
+from strata import catalog
+
+SCRIPT = REPO_ROOT / "scripts" / "build-instance-catalog.py"
+REFERENCE_MD = "karpenter-1.14.1-instance-types.md"
+
+
+@pytest.mark.parametrize(
+    "family",
+    ["g4dn", "g5", "g6", "g6e", "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200",
+     "trn1", "trn2", "inf2"],
+)
+def test_catalog_has_family(family: str) -> None:
+    types = catalog.families()[family]
+    assert types and all(t.family == family and t.name.startswith(family + ".") for t in types)
+
+
+@pytest.mark.parametrize(
+    ("name", "gpu"),
+    [
+        # Values as in Karpenter 1.14.1's reference (instance-gpu-* labels, MiB per GPU).
+        ("p4d.24xlarge", catalog.Gpu("nvidia", "a100", 8, 40960)),
+        ("p4de.24xlarge", catalog.Gpu("nvidia", "a100", 8, 81920)),
+        # 22888, not 24576: EC2 lists the A10G as 24 GB (decimal), i.e. 22888 MiB.
+        ("g5.xlarge", catalog.Gpu("nvidia", "a10g", 1, 22888)),
+        ("p5.48xlarge", catalog.Gpu("nvidia", "h100", 8, 81920)),
+        ("g4ad.xlarge", catalog.Gpu("amd", "radeon-pro-v520", 1, 8192)),
+    ],
+)
+def test_gpu_facts(name: str, gpu: catalog.Gpu) -> None:
+    it = catalog.get(name)
+    assert it is not None and it.gpu == gpu and it.is_gpu and it.accelerator is None
+    resource = "amd.com/gpu" if gpu.manufacturer == "amd" else "nvidia.com/gpu"
+    assert it.allocatable[resource] == gpu.count
+
+
+def test_instance_facts() -> None:
+    p4d = catalog.get("p4d.24xlarge")
+    assert p4d is not None
+    assert (p4d.arch, p4d.cpu, p4d.memory_mib, p4d.local_nvme_gb) == ("amd64", 96, 1179648, 8000)
+    assert p4d.allocatable["vpc.amazonaws.com/efa"] == 4
+    g5g = catalog.get("g5g.xlarge")
+    assert g5g is not None and g5g.arch == "arm64" and g5g.local_nvme_gb is None
+
+
+def test_neuron_accelerators() -> None:
+    trn2 = catalog.get("trn2.48xlarge")
+    assert trn2 is not None and not trn2.is_gpu and trn2.gpu is None
+    assert trn2.accelerator == catalog.Accelerator("aws", "trainium2", 16)
+    assert trn2.allocatable["aws.amazon.com/neuron"] == 16
+    assert trn2.allocatable["aws.amazon.com/neuroncore"] == 128
+    inf2 = catalog.get("inf2.xlarge")
+    assert inf2 is not None and inf2.accelerator == catalog.Accelerator("aws", "inferentia2", 1)
+
+
+def test_no_cpu_only_types_and_no_core_resources() -> None:
+    assert catalog.get("m5.large") is None
+    for it in catalog.instance_types().values():
+        assert it.gpu is not None or it.accelerator is not None
+        assert {"cpu", "memory", "pods", "ephemeral-storage"}.isdisjoint(it.allocatable)
+
+
+def test_multi_node_nvlink_only_for_ultraserver_families() -> None:
+    # Karpenter 1.14.1's reference has no P6e-GB200/GB300 UltraServer family, so none is set.
+    flagged = {it.family for it in catalog.instance_types().values() if it.multi_node_nvlink}
+    assert flagged <= {f for f in catalog.families() if f.startswith("p6e-gb")}
+
+
+def test_resolve_and_unknown() -> None:
+    resolved = catalog.resolve(["p5", "nope"], ["g5.xlarge", "p5.48xlarge", "zz.big"])
+    names = [t.name for t in resolved]
+    assert names == sorted({"p5.4xlarge", "p5.48xlarge", "g5.xlarge"})
+    missing = catalog.unknown(["p5", "nope", "m5", "nope"], ["g5.xlarge", "zz.big"])
+    assert missing == ("nope", "m5", "zz.big")  # m5 exists in EC2 but has no accelerator
+    assert catalog.unknown([], []) == () and catalog.resolve([], []) == ()
+    with pytest.raises(TypeError):
+        catalog.resolve("p5", [])
+
+
+def test_gpu_names() -> None:
+    assert {"t4", "a10g", "l4", "l40s", "a100", "h100", "h200", "b200"} <= catalog.gpu_names()
+
+
+def test_catalog_is_read_only() -> None:
+    it = catalog.get("g5.xlarge")
+    assert it is not None
+    with pytest.raises(TypeError):
+        it.allocatable["nvidia.com/gpu"] = 2  # type: ignore[index]
+    with pytest.raises(TypeError):
+        catalog.instance_types()["x"] = it  # type: ignore[index]
+
+
+def test_catalog_is_regenerated_from_reference(tmp_path) -> None:
+    source = reference_dir() / REFERENCE_MD
+    out = tmp_path / "instance_types.yaml"
+    subprocess.run([sys.executable, str(SCRIPT), str(source), "--output", str(out)], check=True)
+    committed = files("strata.catalog").joinpath("instance_types.yaml").read_bytes()
+    assert out.read_bytes() == committed, (
+        "src/strata/catalog/instance_types.yaml is stale: run scripts/build-instance-catalog.py"
+    )
