@@ -131,7 +131,10 @@ def test_misspelled_field_is_rejected(kubeconform, tmp_path, store) -> None:
     [problem] = check(tmp_path, store, {"nodepool.yaml": bad})
     assert problem.rule == rules.VALIDATION.id
     assert problem.where == "nodepool.yaml: NodePool/gpu"
-    assert problem.message == "spec.template.spec: additional properties 'requirments' not allowed"
+    assert problem.message == (
+        "spec.template.spec: additional properties 'requirments' not allowed; "
+        "spec.template.spec: missing property 'requirements'"
+    )
 
 
 @pytest.mark.parametrize("cpu", ["100", '"100"', '"1500m"'])
@@ -225,12 +228,17 @@ def test_import_from_stdin(tmp_path, crds) -> None:
 
 def test_conflicting_definitions_are_refused(kubeconform, tmp_path, crds) -> None:
     with pytest.raises(SchemaImportError, match=r"resource\.nvidia\.com/computedomain_v1beta1 .* import only one"):
-        import_crds([crds], tmp_path / "all")
+        import_crds([crds / DUPLICATE_PROJECT, crds / "gpu-operator-26.7.0"], tmp_path / "all")
     assert not (tmp_path / "all").exists()  # nothing written
     # Each copy on its own is fine.
     written = import_crds([crds / DUPLICATE_PROJECT], tmp_path / "dra")
     assert [p.name for p in written] == ["computedomain_v1beta1.json", "computedomainclique_v1beta1.json"]
-    domain = "apiVersion: resource.nvidia.com/v1beta1\nkind: ComputeDomain\nmetadata: {name: d}\nspec: {numNodes: 2}\n"
+    domain = """\
+        apiVersion: resource.nvidia.com/v1beta1
+        kind: ComputeDomain
+        metadata: {name: d}
+        spec: {numNodes: 2, channel: {resourceClaimTemplate: {name: c}}}
+    """
     assert check(tmp_path, tmp_path / "dra", {"cd.yaml": domain}) == []
 
 

@@ -77,7 +77,7 @@ class GpuClaims(StrictModel):
     checked against the instance catalog (labels must match the instance types)."""
 
     name: Annotated[str, Field(pattern=r"^[a-z0-9-]+$")] | None = None
-    memory_mib: PositiveInt | None = None  # per GPU, as Karpenter's instance-gpu-memory label
+    memory_mib: PositiveInt | None = Field(None, alias="memoryMiB")  # per GPU, as Karpenter's instance-gpu-memory label
     count: PositiveInt | None = None
 
 

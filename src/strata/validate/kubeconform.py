@@ -37,9 +37,12 @@ def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, st
     if not files:
         return []
     version = _full_version(kubernetes_version)
-    if version.rsplit(".", 1)[0] not in schema_store.core_versions():
-        return [_problem(rules.VALIDATION, "", f"no core Kubernetes schemas for Kubernetes {kubernetes_version} "
-                         f"in kubernetes-validate (it has {', '.join(schema_store.core_versions())})")]
+    minor = version.rsplit(".", 1)[0]
+    available = schema_store.core_versions()
+    if minor not in available:
+        # kubeconform would report every built-in object as "could not find schema".
+        message = f"kubernetes-validate has no schemas for Kubernetes {minor} (only {available[0]} to {available[-1]})"
+        return [_problem(rules.VALIDATION, "", message)]
     args = [
         "-strict", "-summary", "-output", "json",
         "-kubernetes-version", version,
@@ -52,7 +55,8 @@ def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, st
         resources = json.loads(result.stdout)["resources"] or []
     except (ValueError, KeyError, TypeError):
         stderr = _one_line(result.stderr) or "(no output on stderr)"
-        return [_problem(rules.VALIDATION, "", f"kubeconform output could not be read (exit {result.returncode}): {stderr}")]
+        message = f"kubeconform output could not be read (exit {result.returncode}): {stderr}"
+        return [_problem(rules.VALIDATION, "", message)]
 
     namespaces = _namespaces(root, files)
     problems = []
@@ -67,8 +71,8 @@ def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, st
         msg = res.get("msg", "")
         if msg.startswith(_MISSING):
             problems.append(_problem(rules.MISSING_SCHEMA, where, (
-                f"no schema for {res.get('version')} {kind}: not a built-in kind of Kubernetes "
-                f"{version.rsplit('.', 1)[0]} and no imported CRD defines it; run: strata schemas import <CRD files>"
+                f"no schema for {res.get('version')} {kind}: not a built-in kind of Kubernetes {minor} "
+                "and no imported CRD defines it; run: strata schemas import <CRD files>"
             )))
         else:
             problems.append(_problem(rules.VALIDATION, where, _clean(msg)))
@@ -88,7 +92,8 @@ def _clean(msg: str) -> str:
     """kubeconform's error tree as ``spec.a[0].b: error; ...``, without the schema's path
     (an absolute, machine-specific file URL) and without the parents' "validation failed"."""
     body = _HEAD.sub("", msg)
-    items = [(len(m[1]), m[2], m[3].strip()) for m in _ITEM.finditer(body)]
+    # Go prints null as <nil> (in enum lists)
+    items = [(len(m[1]), m[2], m[3].strip().replace("<nil>", "null")) for m in _ITEM.finditer(body)]
     if not items:
         return _one_line(msg)
     out = []
@@ -144,8 +149,9 @@ def _namespaces(root: Path, files: Sequence[str]) -> dict[tuple[str, str, str], 
             if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
                 continue
             meta = doc["metadata"]
-            # the name as kubeconform prints it
-            name = f"{meta['generateName']}{{{{ generateName }}}}" if meta.get("generateName") else str(meta.get("name", ""))
+            name = str(meta.get("name", ""))
+            if meta.get("generateName"):  # the name as kubeconform prints it
+                name = f"{meta['generateName']}{{{{ generateName }}}}"
             found.setdefault((file, str(doc.get("kind", "")), name), set()).add(str(meta.get("namespace") or ""))
     # The same kind and name twice in one file, in different namespaces: name them all.
     return {key: ",".join(sorted(ns)) if len(ns) > 1 else next(iter(ns)) for key, ns in found.items()}

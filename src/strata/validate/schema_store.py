@@ -110,7 +110,7 @@ def _convert_crd(crd: dict, source: str) -> list[tuple[Path, str]]:
     for version in spec.get("versions") or []:
         if not version.get("served"):
             continue
-        schema = ((version.get("schema") or {}).get("openAPIV3Schema"))
+        schema = (version.get("schema") or {}).get("openAPIV3Schema")
         if not isinstance(schema, dict):
             raise SchemaImportError(f"{source}: CRD {name} version {version.get('name')} has no openAPIV3Schema")
         converted = _convert(schema, closed=True, resource=True)
@@ -120,6 +120,7 @@ def _convert_crd(crd: dict, source: str) -> list[tuple[Path, str]]:
 
 
 # --- openAPIV3Schema -> JSON Schema (draft 4, kubeconform's default) -------------------------
+
 
 def _convert(schema: Any, *, closed: bool, resource: bool = False) -> Any:
     """Convert one schema node. ``closed``: the node is a real part of the object's shape
@@ -257,6 +258,7 @@ def _convert_core_dir(source: Path, target: Path) -> None:
     # never leaves a half-converted directory that would later count as done.
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    os.chmod(work, 0o755)  # mkdtemp makes it private; the store may be a shared cache
     try:
         for file in source.glob("*.json"):
             schema = json.loads(file.read_text(encoding="utf-8"))
@@ -290,6 +292,7 @@ def _write_atomic(path: Path, content: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(content)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the store may be a shared cache
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
