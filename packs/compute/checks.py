@@ -151,12 +151,14 @@ def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Prob
             yield r.DRIVER_ON_NVIDIA_AMI.problem(base + (part,), f"pools {', '.join(f.pool.name for f in host_ami)} use EKS NVIDIA AMIs, which ship the {part}")
     if op.device_plugin and any(f.ami_family == "bottlerocket" for f in gpu_pools):
         yield r.DEVICE_PLUGIN_BOTTLEROCKET.problem(base + ("devicePlugin",), "Bottlerocket GPU pools already run the NVIDIA device plugin")
-    for f in gpu_pools:
-        for taint in f.pool.taints:
+    for i, f in enumerate(pools):
+        if not f.nvidia:
+            continue
+        for j, taint in enumerate(f.pool.taints):
             if taint.effect == "PreferNoSchedule":
                 continue
             if not any(_tolerates(t, taint) for t in op.tolerations):
-                yield r.TAINT_NOT_TOLERATED.problem(base + ("tolerations",), f"no toleration matches taint {taint.key}={taint.value or ''}:{taint.effect} of GPU pool {f.pool.name!r}")
+                yield r.TAINT_NOT_TOLERATED.problem(("nodePools", i, "taints", j), f"no entry of compute.gpuOperator.tolerations matches this taint ({taint.key}={taint.value or ''}:{taint.effect}), so the operator's device plugin and DCGM exporter never run on pool {f.pool.name!r}")
 
 
 def _tolerates(toleration: Any, taint: Any) -> bool:

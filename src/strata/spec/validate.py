@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import fnmatch
+import re
 import types
 import typing
 from functools import cache
@@ -98,8 +98,8 @@ def _message(err: dict, model: type[BaseModel], parent: Path) -> str:
 
 
 def _legacy(path: Path, legacy: Iterable[LegacyField]) -> LegacyField | None:
-    generic = format_path(tuple("*" if isinstance(p, int) else p for p in path))
-    return next((f for f in legacy if fnmatch.fnmatchcase(generic, f.pattern)), None)
+    generic = re.sub(r"\[[0-9]+\]", "[*]", format_path(path))
+    return next((f for f in legacy if f.pattern == generic), None)
 
 
 def validate(data: dict, sources: SourceMap, packs: tuple[Pack, ...]) -> tuple[CoreSpec | None, list[Problem]]:
@@ -120,7 +120,10 @@ def validate(data: dict, sources: SourceMap, packs: tuple[Pack, ...]) -> tuple[C
             problem = old.rule.problem(path, old.message)
         else:
             problem = rules.SPEC.problem(path, _message(err, model, path[:-1]))
-        mark = sources.lookup(path, prefer_key=err["type"] in ("extra_forbidden",))
+        if err["type"] == "missing":  # point at the key of the mapping that lacks the field
+            mark = sources.keys.get(path[:-1]) or sources.lookup(path[:-1])
+        else:
+            mark = sources.lookup(path, prefer_key=err["type"] == "extra_forbidden")
         problems.append(dataclasses.replace(problem, mark=mark))
     return None, problems
 
