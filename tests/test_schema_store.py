@@ -296,9 +296,9 @@ spec:
 """
 
 
-@pytest.fixture
-def widget_store(tmp_path: Path) -> Path:
-    path = tmp_path / "widgets"
+@pytest.fixture(scope="module")
+def widget_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("widgets")
     written = import_crds(["-"], path, stdin=io.StringIO(WIDGET_CRD))
     assert written == [path / "example.strata.dev" / "widget_v1.json"]  # not v1alpha1: not served
     return path
