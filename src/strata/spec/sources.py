@@ -56,7 +56,7 @@ def _build(node: yaml.Node, file: str, path: Path, sources: SourceMap, problems:
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _constructor.construct_object(key_node) if isinstance(key_node, yaml.ScalarNode) else None
+            key = _scalar(key_node, file, path, problems) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 problems.append(dataclasses.replace(
                     rules.SPEC.problem(path, "mapping keys must be plain strings"),
@@ -73,7 +73,16 @@ def _build(node: yaml.Node, file: str, path: Path, sources: SourceMap, problems:
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, file, path + (i,), sources, problems) for i, item in enumerate(node.value)]
-    return _constructor.construct_object(node)
+    return _scalar(node, file, path, problems)
+
+
+def _scalar(node: yaml.Node, file: str, path: Path, problems: list[Problem]) -> Any:
+    try:
+        return _constructor.construct_object(node)
+    except yaml.YAMLError as exc:  # an unknown tag such as !python/object or YAML's '=' value key
+        reason = getattr(exc, "problem", None) or str(exc)
+        problems.append(dataclasses.replace(rules.YAML.problem(path, reason), mark=_mark(file, node.start_mark)))
+        return None
 
 
 def load_file(name: str, text: bytes) -> tuple[Any, SourceMap, list[Problem]]:
