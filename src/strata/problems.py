@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 
 class Severity(str, Enum):
@@ -16,8 +16,7 @@ class Severity(str, Enum):
 Path = tuple[str | int, ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class Mark:
+class Mark(NamedTuple):  # a tuple: one is made for every node of every spec file
     file: str
     line: int  # 1-based
     column: int  # 1-based

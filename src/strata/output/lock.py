@@ -10,11 +10,11 @@ from typing import Any
 import yaml
 
 from strata.errors import OutputError
+from strata.output import emit
 from strata.packs.contract import HelmReleaseManifest
 
 LOCK_NAME = "strata.lock"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Lock:
 
     def dump(self) -> bytes:
         header = "# strata.lock: written by strata render. It lists the files strata owns in this directory.\n"
-        return (header + yaml.dump(self.as_dict(), Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=1_000_000)).encode()
+        return (header + emit.dump(self.as_dict())).encode()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,9 +13,9 @@ import yaml
 from strata import rules
 from strata.packs.contract import HelmReleaseManifest, Pack
 from strata.problems import Problem
+from strata.render import parse
 from strata.render.environment import environment
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MANAGED_BY = {"app.kubernetes.io/managed-by": "strata"}
 
 
@@ -99,7 +99,7 @@ def _render_text(pack: Pack, name: str, context: dict[str, Any], result: RenderR
         result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"{type(exc).__name__}: {exc}"), where=where + line))
         return None
     try:
-        return [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
+        return parse.load_all(text)
     except yaml.YAMLError as exc:
         result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"output is not YAML: {exc}"), where=where))
         return None

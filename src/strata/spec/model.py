@@ -3,6 +3,7 @@ Each pack adds its own section through its ``Config`` model (see strata.packs)."
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -150,7 +151,7 @@ class CoreSpec(StrictModel):
             ("team", [t.name for t in self.teams]),
             ("team namespace", [t.namespace_name for t in self.teams]),
         ):
-            seen = {n for n in names if names.count(n) > 1}
+            seen = {n for n, count in Counter(names).items() if count > 1}
             if seen:
                 raise ValueError(f"{what} names must be unique: {', '.join(sorted(seen))}")
         return self

@@ -142,7 +142,9 @@ def load_layers(files: list[tuple[str, bytes]]) -> Layers:
         texts[name] = text
         layer, layer_sources, layer_problems = load_file(name, text)
         problems.extend(layer_problems)
-        if not data:
-            sources.values[()] = layer_sources.values.get((), Mark(name, 1, 1))
+        if not data:  # the first layer is taken as it is
+            data, sources = layer, layer_sources
+            sources.values.setdefault((), Mark(name, 1, 1))
+            continue
         merge_into(data, sources, layer, layer_sources)
     return Layers(data, sources, problems, texts)

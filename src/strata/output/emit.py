@@ -1,0 +1,114 @@
+"""A small, fast YAML emitter for the plain data strata writes (dicts, lists, strings,
+numbers, booleans, null). PyYAML's representer runs in Python per node and dominated render
+time; this one produces Kubernetes-style block YAML (sequences indented under their key),
+quotes every string another YAML parser could read as something else (YAML 1.1 booleans
+such as `on` or `y`, numbers, timestamps), and writes multi-line strings as literal blocks.
+tests/test_emit.py checks that PyYAML reads back exactly what was written."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+# Plain (unquoted) strings: start with a letter, '_' or '/', then a conservative character set
+# with no ': ' or ' #' (no spaces at all), not ending in ':'.
+_PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./@+=-]*(:[A-Za-z0-9_./@+=-]+)*\Z")
+# Quantities and durations are plain too: no YAML resolves these as numbers or dates.
+_UNITS = re.compile(r"[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P)\Z|([0-9]+(ms|s|m|h))+\Z")
+_WORDS = frozenset("y yes n no true false on off null".split())
+# Characters YAML does not allow unescaped or reads as line breaks (JSON escapes those below 0x20).
+_UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_PRINTABLE_BLOCK = re.compile(r"[\t\n\x20-\x7e\u00a0-\ud7ff\ue000-\ufffd]*\Z")
+
+
+def scalar(value: Any) -> str:
+    if isinstance(value, str):
+        if (_PLAIN.match(value) or _UNITS.match(value)) and value.lower() not in _WORDS:
+            return value
+        return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ".nan"
+        if math.isinf(value):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)  # YAML 1.1 floats need a dot, also before an exponent
+        if "." not in text:
+            text = text.replace("e", ".0e") if "e" in text else text + ".0"
+        return text
+    raise TypeError(f"cannot write {type(value).__name__} as YAML")
+
+
+def _block(text: str, indent: str) -> str | None:
+    """A literal block for multi-line text, or None if it cannot be one."""
+    if "\n" not in text or not _PRINTABLE_BLOCK.match(text) or _UNPRINTABLE.search(text) or text.startswith((" ", "\t", "\n")):
+        return None
+    if any(line != line.rstrip(" \t") for line in text.split("\n")):
+        return None  # trailing blanks survive only in quoted form
+    stripped = text.rstrip("\n")
+    trailing = len(text) - len(stripped)
+    chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
+    lines = text.split("\n") if chomp == "+" else stripped.split("\n")
+    if chomp == "+":
+        lines = lines[:-1]
+    body = "".join(f"{indent}{line}\n" if line else "\n" for line in lines)
+    return f"|{chomp}\n{body}"
+
+
+def _value(value: Any, indent: str, out: list[str]) -> None:
+    """Append ' <scalar>\\n' or a nested block for the value of a key or sequence item."""
+    if isinstance(value, dict) and value:
+        out.append("\n")
+        _mapping(value, indent, out)
+    elif isinstance(value, list) and value:
+        out.append("\n")
+        _sequence(value, indent, out)
+    elif isinstance(value, dict):
+        out.append(" {}\n")
+    elif isinstance(value, list):
+        out.append(" []\n")
+    elif isinstance(value, str) and "\n" in value and (block := _block(value, indent)) is not None:
+        out.append(" " + block)
+    else:
+        out.append(f" {scalar(value)}\n")
+
+
+def _mapping(data: dict, indent: str, out: list[str], first_prefix: str | None = None) -> None:
+    child = indent + "  "
+    for i, (key, value) in enumerate(data.items()):
+        out.append(first_prefix if i == 0 and first_prefix is not None else indent)
+        out.append(scalar(key) + ":")
+        _value(value, child, out)
+
+
+def _sequence(items: list, indent: str, out: list[str]) -> None:
+    child = indent + "  "
+    for item in items:
+        if isinstance(item, dict) and item:
+            _mapping(item, child, out, first_prefix=indent + "- ")
+        else:
+            out.append(indent + "-")
+            _value(item, child, out)
+
+
+def dump(data: Any) -> str:
+    """One YAML document (no leading '---'), ending in a newline."""
+    out: list[str] = []
+    if isinstance(data, dict) and data:
+        _mapping(data, "", out)
+    elif isinstance(data, list) and data:
+        _sequence(data, "", out)
+    elif isinstance(data, (dict, list)):
+        out.append("{}\n" if isinstance(data, dict) else "[]\n")
+    else:
+        out.append(scalar(data) + "\n")  # a top-level scalar stays on one line
+    return "".join(out)
