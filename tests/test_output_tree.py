@@ -70,12 +70,12 @@ def test_check_passes_on_a_fresh_tree_and_catches_a_hand_edit(strata, tmp_path):
     clean = strata("render", "-f", MINIMAL, "-o", out, "--check")
     assert clean.returncode == 0 and clean.stdout == ""
     nodepool = out / "compute" / "karpenter" / "nodepool-gpu.yaml"
-    nodepool.write_text(nodepool.read_text().replace("nvidia.com/gpu: '8'", "nvidia.com/gpu: '80'"))
+    nodepool.write_text(nodepool.read_text().replace('nvidia.com/gpu: "8"', 'nvidia.com/gpu: "80"'))
     before = _snapshot(out)
     drift = strata("render", "-f", MINIMAL, "-o", out, "--check")
     assert drift.returncode == 1
     assert "modified: compute/karpenter/nodepool-gpu.yaml" in drift.stdout
-    assert "-    nvidia.com/gpu: '80'\n+    nvidia.com/gpu: '8'\n" in drift.stdout
+    assert '-    nvidia.com/gpu: "80"\n+    nvidia.com/gpu: "8"\n' in drift.stdout
     assert _snapshot(out) == before, "--check writes nothing"
 
 

@@ -12,9 +12,11 @@ import math
 import re
 from typing import Any
 
-# Plain (unquoted) strings: start with a letter, '_' or '/', then a conservative character set
-# with no ': ' or ' #' (no spaces at all), not ending in ':'.
-_PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./@+=-]*(:[A-Za-z0-9_./@+=-]+)*\Z")
+# Plain (unquoted) strings: start with a letter, '_' or '/', then a conservative character set;
+# single inner spaces and colons only between word characters (never ': ' or ' #'), so no
+# YAML parser can read a key, a comment or another type into them.
+_WORD = r"[A-Za-z0-9_./@+=-]+"
+_PLAIN = re.compile(rf"[A-Za-z_/][A-Za-z0-9_./@+=-]*(:{_WORD})*( {_WORD}(:{_WORD})*)*\Z")
 # Quantities and durations are plain too: no YAML resolves these as numbers or dates.
 _UNITS = re.compile(r"[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P)\Z|([0-9]+(ms|s|m|h))+\Z")
 _WORDS = frozenset("y yes n no true false on off null".split())
