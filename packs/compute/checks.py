@@ -7,7 +7,7 @@ from typing import Any, Iterator
 from strata.problems import Problem
 from . import rules as r
 from .config import Config
-from .pools import PoolFacts, facts
+from strata.spec.pools import PoolFacts, facts, tolerates
 
 SUPPORTED_AMI_FAMILIES = ("al2023", "bottlerocket")
 V1_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")
@@ -157,18 +157,8 @@ def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Prob
         for j, taint in enumerate(f.pool.taints):
             if taint.effect == "PreferNoSchedule":
                 continue
-            if not any(_tolerates(t, taint) for t in op.tolerations):
+            if not any(tolerates(t.model_dump(exclude_none=True), taint.key, taint.value, taint.effect) for t in op.tolerations):
                 yield r.TAINT_NOT_TOLERATED.problem(("nodePools", i, "taints", j), f"no entry of compute.gpuOperator.tolerations matches this taint ({taint.key}={taint.value or ''}:{taint.effect}), so the operator's device plugin and DCGM exporter never run on pool {f.pool.name!r}")
-
-
-def _tolerates(toleration: Any, taint: Any) -> bool:
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key is None:
-        return toleration.operator == "Exists"
-    if toleration.key != taint.key:
-        return False
-    return toleration.operator == "Exists" or (toleration.value or "") == (taint.value or "")
 
 
 def _check_smoke_test(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:

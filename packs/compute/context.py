@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .config import Config
-from .pools import PoolFacts, facts
+from strata.spec.pools import PoolFacts, facts
 
 # Bottlerocket keeps the OS on /dev/xvda and containers and images on /dev/xvdb.
 OS_VOLUME = {"al2023": "/dev/xvda", "bottlerocket": "/dev/xvdb"}
@@ -141,13 +141,9 @@ def _gpu_operator_values(gpu_pools: list[PoolFacts], config: Config) -> dict[str
 
 
 def _smoke_test(f: PoolFacts, config: Config) -> dict[str, Any]:
-    tolerations = [
-        {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect} if t.value else {"key": t.key, "operator": "Exists", "effect": t.effect}
-        for t in f.pool.taints
-    ]
     return {
         "namespace": config.smoke_test.namespace,
         "image": config.smoke_test.image,
         "node_pool": f.pool.name,
-        "tolerations": tolerations,
+        "tolerations": f.tolerations,
     }

@@ -15,3 +15,8 @@ def _builtin_root() -> Path:
 
 ROOT = _builtin_root()
 compute = ROOT / "compute"
+tenancy = ROOT / "tenancy"
+jark = ROOT / "jark"
+storage = ROOT / "storage"
+dra = ROOT / "dra"
+observability = ROOT / "observability"

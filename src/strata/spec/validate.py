@@ -14,15 +14,22 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ValidationError, create_model
 
 from strata import rules
+from strata.errors import PackError
 from strata.packs.contract import LegacyField, Pack
 from strata.problems import Path, Problem, format_path
 from strata.spec.model import CoreSpec
 from strata.spec.sources import SourceMap
 
 
+_CORE_KEYS = {f.alias or n for n, f in CoreSpec.model_fields.items()}
+
+
 @cache
 def spec_model(packs: tuple[Pack, ...]) -> type[CoreSpec]:
     """The Platform model for this set of packs: the core plus one optional section per pack."""
+    clashes = sorted(p.name for p in packs if p.field_name in CoreSpec.model_fields or p.field_name in _CORE_KEYS)
+    if clashes:
+        raise PackError(f"pack names {', '.join(clashes)} clash with core spec sections; rename the pack")
     fields: dict[str, Any] = {p.field_name: (p.config | None, None) for p in packs}
     return create_model("PlatformSpec", __base__=CoreSpec, **fields)
 

@@ -1,0 +1,7 @@
+"""The jark pack (in development: renders nothing yet)."""
+
+from strata.spec.base import StrictModel
+
+
+class Config(StrictModel):
+    pass
