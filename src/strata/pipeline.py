@@ -20,7 +20,7 @@ from strata.spec import sources as spec_sources
 from strata.spec import validate as spec_validate
 from strata.spec.model import SUPPORTED_KUBERNETES
 from strata.validate import kubeconform, kustomize
-from strata.output.tree import HELM_DIR, KUSTOMIZATION
+from strata.output.layout import HELM_DIR, KUSTOMIZATION
 from strata.output.lock import LOCK_NAME
 
 
@@ -76,7 +76,8 @@ def render(loaded: Loaded) -> tuple[dict[str, bytes], list[Problem]]:
         packs=tuple((p.name, p.version, p.source) for p in enabled),
         schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
     )
-    tree, problems = output_tree.build(result.objects, result.releases, lock)
+    outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
+    tree, problems = output_tree.build(result.objects, result.releases, lock, outside_root)
     return tree, sorted_problems([*result.problems, *problems])
 
 

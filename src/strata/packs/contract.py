@@ -26,6 +26,10 @@ class HelmReleaseManifest(StrictModel):
     values: str  # template path inside the pack, e.g. helm/karpenter.yaml.j2
     when: str | None = None  # a boolean key of the pack's context that turns the release on
     overrides: str | None = None  # a key of the pack's context holding values merged over the rendered ones
+    # What the chart brings and needs, for GitOps ordering and least-privilege projects:
+    crd_groups: tuple[str, ...] = ()  # API groups whose CRDs the chart installs
+    needs_crd_groups: tuple[str, ...] = ()  # API groups of CRDs the chart's own objects use
+    cluster_scoped_kinds: tuple[str, ...] = ()  # "group/Kind" ("" group for core) the chart creates
 
 
 class PackManifest(StrictModel):
@@ -38,6 +42,10 @@ class PackManifest(StrictModel):
     enabled_by_default: bool = False
     helm_releases: tuple[HelmReleaseManifest, ...] = ()
     crds: tuple[str, ...] = ()  # CRD sets whose schemas the output needs, e.g. karpenter-1.14.1
+    # An inventory pack renders after all others and its context hook receives the inventory
+    # of what they rendered (components and Helm releases), e.g. to write GitOps Applications.
+    inventory: bool = False
+    in_root_kustomization: bool = True  # False: the layer is left out of the root kustomization
 
 
 CheckHook = Callable[[Any, Any], Iterable[Problem]]

@@ -13,47 +13,11 @@ import yaml
 from strata import rules
 from strata.packs.contract import HelmReleaseManifest, Pack
 from strata.problems import Problem
-from strata.render import parse
+from strata.render import inventory, parse
+from strata.render.objects import RenderedObject, RenderedRelease
 from strata.render.environment import environment
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "strata"}
-
-
-@dataclasses.dataclass(frozen=True)
-class RenderedObject:
-    pack: str
-    layer: str
-    component: str
-    body: dict[str, Any]
-
-    @property
-    def kind(self) -> str:
-        return str(self.body.get("kind", ""))
-
-    @property
-    def name(self) -> str:
-        return str(self.body.get("metadata", {}).get("name", ""))
-
-    @property
-    def namespace(self) -> str | None:
-        return self.body.get("metadata", {}).get("namespace")
-
-    @property
-    def identity(self) -> tuple[str, str, str, str]:
-        group = str(self.body.get("apiVersion", "")).rpartition("/")[0]
-        return (group, self.kind, self.namespace or "", self.name)
-
-    def describe(self) -> str:
-        ns = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind}/{ns}{self.name}"
-
-
-@dataclasses.dataclass(frozen=True)
-class RenderedRelease:
-    pack: str
-    layer: str
-    release: HelmReleaseManifest
-    values: dict[str, Any]
 
 
 @dataclasses.dataclass
@@ -73,16 +37,24 @@ def pack_config(spec: Any, pack: Pack) -> Any | None:
 
 def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
     result = RenderResult()
-    for pack in packs:
-        config = pack_config(spec, pack)
-        if config is None:
-            continue
-        context: dict[str, Any] = {"spec": spec, "cluster": spec.cluster, "config": config}
-        if pack.context:
-            context.update(pack.context(spec, config))
-        _render_templates(pack, context, result)
-        _render_releases(pack, context, result)
+    enabled = [(p, c) for p in packs if (c := pack_config(spec, p)) is not None]
+    for pack, config in enabled:
+        if not pack.manifest.inventory:
+            _render_pack(spec, pack, config, result)
+    describers = [(p, c) for p, c in enabled if p.manifest.inventory]
+    if describers:
+        rendered = inventory.build(result.objects, result.releases)
+        for pack, config in describers:
+            _render_pack(spec, pack, config, result, rendered)
     return result
+
+
+def _render_pack(spec: Any, pack: Pack, config: Any, result: RenderResult, rendered: inventory.Inventory | None = None) -> None:
+    context: dict[str, Any] = {"spec": spec, "cluster": spec.cluster, "config": config}
+    if pack.context:
+        context.update(pack.context(spec, config, rendered) if pack.manifest.inventory else pack.context(spec, config))
+    _render_templates(pack, context, result)
+    _render_releases(pack, context, result)
 
 
 def _template_names(pack: Pack) -> list[str]:

@@ -1,0 +1,43 @@
+"""The ``gitops`` section of the Platform spec."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from strata.spec.base import DnsLabel, StrictModel
+
+
+class Destination(StrictModel):
+    server: str | None = None  # the API server URL as registered in Argo CD
+    name: str | None = None  # or the cluster's name in Argo CD
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "Destination":
+        if (self.server is None) == (self.name is None):
+            raise ValueError("set exactly one of server and name")
+        return self
+
+    def as_dict(self) -> dict[str, str]:
+        return {"server": self.server} if self.server else {"name": self.name or ""}
+
+
+class SyncPolicy(StrictModel):
+    automated: bool = True
+    prune: bool = True
+    self_heal: bool = True
+
+
+class ArgoCD(StrictModel):
+    repo_url: Annotated[str, Field(min_length=1, alias="repoURL")]  # the Git repository holding the output tree
+    target_revision: str = "main"
+    path: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")]  # the output tree's path in it
+    project: DnsLabel | None = None  # defaults to the cluster name
+    namespace: DnsLabel = "argocd"
+    destination: Destination = Destination(server="https://kubernetes.default.svc")
+    sync_policy: SyncPolicy = SyncPolicy()
+
+
+class Config(StrictModel):
+    argocd: ArgoCD

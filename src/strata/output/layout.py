@@ -1,0 +1,22 @@
+"""Where things go in the output tree. One object per file under <layer>/<component>/,
+Helm releases under <layer>/helm/<release>/, a kustomization.yaml in every directory."""
+
+from __future__ import annotations
+
+from strata.render.objects import RenderedObject
+
+KUSTOMIZATION = "kustomization.yaml"
+HELM_DIR = "helm"
+
+
+def component_dir(layer: str, component: str) -> str:
+    return f"{layer}/{component}"
+
+
+def release_dir(layer: str, release: str) -> str:
+    return f"{layer}/{HELM_DIR}/{release}"
+
+
+def object_path(obj: RenderedObject) -> str:
+    stem = f"{obj.kind.lower()}-{obj.namespace}-{obj.name}" if obj.namespace else f"{obj.kind.lower()}-{obj.name}"
+    return f"{component_dir(obj.layer, obj.component)}/{stem}.yaml"

@@ -1,0 +1,64 @@
+"""What a render produced, by component and Helm release: the input of inventory packs
+(GitOps), which describe the rest of the tree rather than the platform itself."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+
+from strata.output.layout import component_dir, release_dir
+from strata.packs.contract import HelmReleaseManifest
+from strata.render.objects import RenderedObject, RenderedRelease
+
+
+@dataclasses.dataclass(frozen=True)
+class Component:
+    pack: str
+    layer: str
+    name: str
+    path: str  # directory in the output tree
+    groups: frozenset[str]  # API groups of its objects ("" for the core group)
+    namespaces: frozenset[str]  # namespaces its objects live in
+    creates_namespaces: frozenset[str]  # Namespace objects it holds
+    cluster_scoped_kinds: frozenset[str]  # "group/Kind" of its objects without a namespace
+
+
+@dataclasses.dataclass(frozen=True)
+class Release:
+    pack: str
+    layer: str
+    manifest: HelmReleaseManifest
+    path: str  # directory of its values file and chart reference
+    values_file: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Inventory:
+    components: tuple[Component, ...]
+    releases: tuple[Release, ...]
+
+
+def _group(obj: RenderedObject) -> str:
+    api_version = str(obj.body.get("apiVersion", ""))
+    return api_version.rpartition("/")[0]
+
+
+def build(objects: list[RenderedObject], releases: list[RenderedRelease]) -> Inventory:
+    grouped: dict[tuple[str, str, str], list[RenderedObject]] = defaultdict(list)
+    for obj in objects:
+        grouped[(obj.pack, obj.layer, obj.component)].append(obj)
+    components = tuple(
+        Component(
+            pack=pack, layer=layer, name=name, path=component_dir(layer, name),
+            groups=frozenset(_group(o) for o in objs),
+            namespaces=frozenset(o.namespace for o in objs if o.namespace),
+            creates_namespaces=frozenset(o.name for o in objs if o.kind == "Namespace" and _group(o) == ""),
+            cluster_scoped_kinds=frozenset(f"{_group(o)}/{o.kind}" for o in objs if not o.namespace),
+        )
+        for (pack, layer, name), objs in sorted(grouped.items(), key=lambda item: (item[0][1], item[0][2]))
+    )
+    rels = tuple(
+        Release(r.pack, r.layer, r.release, release_dir(r.layer, r.release.name), f"{release_dir(r.layer, r.release.name)}/values.yaml")
+        for r in sorted(releases, key=lambda r: (r.layer, r.release.name))
+    )
+    return Inventory(components, rels)

@@ -1,0 +1,46 @@
+"""What rendering produces: Kubernetes objects tagged with their pack, layer and component,
+and Helm values per release."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from strata.packs.contract import HelmReleaseManifest
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderedObject:
+    pack: str
+    layer: str
+    component: str
+    body: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.body.get("kind", ""))
+
+    @property
+    def name(self) -> str:
+        return str(self.body.get("metadata", {}).get("name", ""))
+
+    @property
+    def namespace(self) -> str | None:
+        return self.body.get("metadata", {}).get("namespace")
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        group = str(self.body.get("apiVersion", "")).rpartition("/")[0]
+        return (group, self.kind, self.namespace or "", self.name)
+
+    def describe(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{ns}{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderedRelease:
+    pack: str
+    layer: str
+    release: HelmReleaseManifest
+    values: dict[str, Any]
