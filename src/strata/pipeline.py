@@ -11,7 +11,7 @@ from typing import Any
 
 from strata import __version__, rules
 from strata.output import tree as output_tree
-from strata.output.lock import Lock
+from strata.output.lock import Lock, PreviousLock
 from strata.packs.contract import Pack
 from strata.packs.loader import discover
 from strata.problems import Problem, has_errors, sorted_problems
@@ -65,7 +65,9 @@ def _locate(problems: list[Problem], sources: spec_sources.SourceMap) -> list[Pr
     return [p if p.mark else dataclasses.replace(p, mark=sources.lookup(p.path, prefer_key=False)) for p in problems]
 
 
-def render(loaded: Loaded) -> tuple[dict[str, bytes], list[Problem]]:
+def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+    """The output tree. Hydrated Helm output recorded in ``previous`` stays owned (and on disk)
+    while its release's chart version and values are unchanged."""
     spec = loaded.spec
     result = engine.render(spec, loaded.packs)
     enabled = [p for p in loaded.packs if engine.pack_config(spec, p) is not None]
@@ -75,6 +77,7 @@ def render(loaded: Loaded) -> tuple[dict[str, bytes], list[Problem]]:
         kubernetes_version=spec.cluster.kubernetes_version,
         packs=tuple((p.name, p.version, p.source) for p in enabled),
         schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
+        hydrated=previous.hydrated if previous else (),
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
     tree, problems = output_tree.build(result.objects, result.releases, lock, outside_root)

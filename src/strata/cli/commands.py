@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from strata import __version__, pipeline, rules as core_rules
+from strata import hydrate as hydrate_lib
 from strata.cli.report import echo_problems
 from strata.errors import ProblemsFound, UsageError
 from strata.output import lock as lockfile
@@ -63,7 +64,8 @@ def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: boo
     problems = list(loaded.problems)
     if has_errors(problems):
         raise ProblemsFound(problems)
-    tree, render_problems = pipeline.render(loaded)
+    previous = lockfile.read(out_dir) if out_dir.is_dir() else None
+    tree, render_problems = pipeline.render(loaded, previous)
     problems += render_problems
     if has_errors(problems):
         raise ProblemsFound(problems)
@@ -122,6 +124,54 @@ def validate(out_dir: Path, schema_store: Path | None, fmt: str) -> None:
         click.echo(f"{out_dir}: {len(pipeline.manifest_files(previous.files))} objects valid", err=True)
 
 
+chart_cache_option = click.option("--charts", "chart_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
+                                  help="Chart cache of `helm pull` archives (default: $STRATA_CHART_CACHE or ~/.cache/strata/charts).")
+
+
+def _read_lock(out_dir: Path) -> lockfile.PreviousLock:
+    previous = lockfile.read(out_dir)
+    if previous is None or not previous.kubernetes_version:
+        raise UsageError(f"{out_dir} has no {lockfile.LOCK_NAME}; run strata render first")
+    return previous
+
+
+@cli.command()
+@click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@chart_cache_option
+@click.option("--no-validate", is_flag=True, help="Skip kubeconform and kustomize.")
+@store_option
+@format_option
+def hydrate(out_dir: Path, chart_cache: Path | None, no_validate: bool, schema_store: Path | None, fmt: str) -> None:
+    """Add `helm template` output of every pinned release to a rendered tree (offline)."""
+    previous = _read_lock(out_dir)
+    store = schema_store or schema_store_default()
+    tree = hydrate_lib.hydrate(out_dir, previous, chart_cache or hydrate_lib.default_chart_cache(), store)
+    the_plan = writer.plan(out_dir, tree)
+    with writer.staged(out_dir, tree) as stage:
+        problems = [] if no_validate else pipeline.validate_tree(stage, list(tree), previous.kubernetes_version, store, str(out_dir))
+        if has_errors(problems):
+            raise ProblemsFound(problems)
+        writer.commit(stage, out_dir, tree, the_plan)
+    echo_problems(problems, fmt, {"written": list(the_plan.changed), "removed": list(the_plan.stale)})
+    if fmt == "text":
+        click.echo(f"{out_dir}: {len(the_plan.changed)} written, {len(the_plan.unchanged)} unchanged, {len(the_plan.stale)} removed", err=True)
+
+
+@cli.group()
+def charts() -> None:
+    """Manage the local chart cache hydration reads."""
+
+
+@charts.command("pull")
+@click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@chart_cache_option
+def charts_pull(out_dir: Path, chart_cache: Path | None) -> None:
+    """Download (helm pull) the pinned chart of every release in a rendered tree's lock."""
+    cache = chart_cache or hydrate_lib.default_chart_cache()
+    fetched = hydrate_lib.pull(cache, _read_lock(out_dir))
+    click.echo(f"{cache}: {len(fetched)} chart(s) pulled", err=True)
+
+
 @cli.group()
 def packs() -> None:
     """Inspect installed packs."""
@@ -142,7 +192,7 @@ def packs_list(fmt: str) -> None:
 
 
 def _all_rules() -> list[core_rules.Rule]:
-    found = list(core_rules.CORE_RULES)
+    found = [*core_rules.CORE_RULES, *hydrate_lib.RULES]
     for pack in discover():
         found.extend(pack.rules)
     return sorted(found, key=lambda r: r.id)

@@ -14,6 +14,7 @@ from strata.output import emit
 from strata.packs.contract import HelmReleaseManifest
 
 LOCK_NAME = "strata.lock"
+HEADER = "# strata.lock: written by strata. It lists the files strata owns in this directory.\n"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -26,6 +27,7 @@ class Lock:
     schemas: tuple[str, ...] = ()  # CRD schema sets the output was validated against
     helm_releases: tuple[tuple[HelmReleaseManifest, str], ...] = ()
     files: tuple[str, ...] = ()
+    hydrated: tuple[dict[str, Any], ...] = ()  # kept from the previous lock: still-valid helm template output
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -38,12 +40,12 @@ class Lock:
                 {"name": r.name, "namespace": r.namespace, "repo": r.repo, "chart": r.chart, "version": r.version, "valuesFile": values}
                 for r, values in self.helm_releases
             ],
+            **({"hydrated": list(self.hydrated)} if self.hydrated else {}),
             "files": list(self.files),
         }
 
     def dump(self) -> bytes:
-        header = "# strata.lock: written by strata render. It lists the files strata owns in this directory.\n"
-        return (header + emit.dump(self.as_dict())).encode()
+        return (HEADER + emit.dump(self.as_dict())).encode()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +55,8 @@ class PreviousLock:
     files: frozenset[str]
     kubernetes_version: str | None
     helm_releases: tuple[dict[str, Any], ...]
+    hydrated: tuple[dict[str, Any], ...]  # {release, version, valuesDigest, files}
+    raw: dict[str, Any]
 
 
 def _safe_relative(path: Any) -> bool:
@@ -74,4 +78,11 @@ def read(out_dir: Path) -> PreviousLock | None:
     if not isinstance(files, list) or not all(_safe_relative(f) for f in files):
         raise OutputError(f"{path}: the files list is missing or names paths outside the directory; restore it from Git")
     releases = data.get("helmReleases") or []
-    return PreviousLock(frozenset(files), data.get("kubernetesVersion"), tuple(r for r in releases if isinstance(r, dict)))
+    hydrated = [h for h in data.get("hydrated") or [] if isinstance(h, dict) and all(_safe_relative(f) for f in h.get("files", []))]
+    return PreviousLock(frozenset(files), data.get("kubernetesVersion"), tuple(r for r in releases if isinstance(r, dict)),
+                        tuple(hydrated), data)
+
+
+def dump_raw(data: dict[str, Any]) -> bytes:
+    """Write back a lock read with :func:`read` after changing its hydrated and files lists."""
+    return (HEADER + emit.dump(data)).encode()

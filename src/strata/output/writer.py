@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+import yaml
+
 from strata.errors import OutputError
 from strata.output import lock as lockfile
 
@@ -52,8 +54,14 @@ def plan(out_dir: Path, tree: dict[str, bytes]) -> Plan:
             f"strata would overwrite files it does not own in {out_dir} (not listed in its {lockfile.LOCK_NAME}):\n  {listed}\n"
             "move them away or choose another output directory; nothing was written"
         )
-    stale = sorted(f for f in owned if f not in tree and (out_dir / f).is_file())
+    stale = sorted(f for f in owned - owned_by(tree) if (out_dir / f).is_file())
     return Plan(tuple(changed), tuple(unchanged), tuple(stale))
+
+
+def owned_by(tree: dict[str, bytes]) -> frozenset[str]:
+    """The files the new lock claims: the tree plus what stays on disk (hydrated output)."""
+    lock = yaml.load(tree[lockfile.LOCK_NAME], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return frozenset(lock["files"])
 
 
 def _blocked_by_file(out_dir: Path, rel: str) -> bool:
@@ -131,7 +139,7 @@ def diff(out_dir: Path, tree: dict[str, bytes]) -> list[tuple[str, str, str]]:
             continue
         status = "added" if old is None else "modified"
         out.append((status, rel, _unified(rel, old or b"", content)))
-    for rel in sorted(owned - set(tree)):
+    for rel in sorted(owned - owned_by(tree)):
         target = out_dir / rel
         if target.is_file():
             out.append(("removed", rel, _unified(rel, target.read_bytes(), b"")))

@@ -1,0 +1,142 @@
+"""The rendered-manifests pattern: run the real `helm template` for every Helm release of
+an output tree's lock, at its pinned chart version, with the platform's Kubernetes version
+and API versions, and add the plain manifests to the tree (one object per file, under
+``<layer>/hydrated/<release>/``) as files strata owns, recorded in the lock."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+from strata import tools
+from strata.errors import ProblemsFound, UsageError
+from strata.output import emit
+from strata.output.layout import KUSTOMIZATION
+from strata.output.lock import LOCK_NAME, PreviousLock, dump_raw
+from strata.output.tree import HEADER, values_digest
+from strata.problems import Problem
+from strata.render import parse
+from strata.rules import Rule
+
+HYDRATE = Rule("hydrate/helm-template", "helm template failed for a pinned release", "fix the values or the chart cache as the message says")
+MISSING_CHART = Rule(
+    "hydrate/missing-chart",
+    "the chart archive of a pinned release is not in the chart cache, and hydration never downloads",
+    "run the helm pull command in the message (or strata charts pull) while online",
+)
+RULES = (HYDRATE, MISSING_CHART)
+HYDRATED_DIR = "hydrated"
+
+
+def default_chart_cache() -> Path:
+    env = os.environ.get("STRATA_CHART_CACHE")
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return Path(env) if env else base / "strata" / "charts"
+
+
+def chart_archive(cache: Path, release: dict[str, Any]) -> Path:
+    return cache / f"{release['chart']}-{release['version']}.tgz"  # the name `helm pull` gives it
+
+
+def pull_command(cache: Path, release: dict[str, Any]) -> list[str]:
+    repo, chart, version = release["repo"], release["chart"], release["version"]
+    if repo.startswith("oci://"):
+        return ["pull", f"{repo.rstrip('/')}/{chart}", "--version", version, "--destination", str(cache)]
+    return ["pull", chart, "--repo", repo, "--version", version, "--destination", str(cache)]
+
+
+def pull(cache: Path, previous: PreviousLock) -> list[str]:
+    """Fill the chart cache with `helm pull` (online); returns the archives it fetched."""
+    cache.mkdir(parents=True, exist_ok=True)
+    fetched = []
+    for release in previous.helm_releases:
+        if chart_archive(cache, release).is_file():
+            continue
+        proc = tools.run("helm", pull_command(cache, release))
+        if proc.returncode != 0:
+            raise UsageError(f"helm pull of {release['chart']} {release['version']} failed: {' '.join(proc.stderr.split())}")
+        fetched.append(chart_archive(cache, release).name)
+    return fetched
+
+
+def api_versions(kubernetes_version: str, store: Path) -> list[str]:
+    """What the platform serves beyond the core: every CRD group/version in the schema store,
+    and DRA's DeviceClass from Kubernetes 1.34 (charts probe it through .Capabilities)."""
+    served = {f"{d.name}/{f.stem.rpartition('_')[2]}" for d in store.glob("*.*") if d.is_dir() for f in d.glob("*.json")}
+    if tuple(int(x) for x in kubernetes_version.split(".")) >= (1, 34):
+        served.add("resource.k8s.io/v1/DeviceClass")
+    return sorted(served)
+
+
+def _object_path(directory: str, obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    kind, name, namespace = str(obj.get("kind", "")).lower(), meta.get("name", ""), meta.get("namespace")
+    return f"{directory}/{kind}-{namespace}-{name}.yaml" if namespace else f"{directory}/{kind}-{name}.yaml"
+
+
+def _template(out_dir: Path, cache: Path, release: dict[str, Any], kubernetes_version: str, apis: list[str]) -> list[Any]:
+    archive = chart_archive(cache, release)
+    args = ["template", release["name"], str(archive), "--namespace", release["namespace"], "--kube-version", f"{kubernetes_version}.0",
+            "--include-crds", "--skip-tests", "-f", str(out_dir / release["valuesFile"])]
+    for api in apis:
+        args += ["--api-versions", api]
+    proc = tools.run("helm", args)
+    if proc.returncode != 0:
+        raise _Failed(dataclasses.replace(HYDRATE.problem((), " ".join(proc.stderr.split())), where=release["valuesFile"]))
+    return parse.load_all(proc.stdout)
+
+
+class _Failed(Exception):
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+
+
+def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> dict[str, bytes]:
+    """The whole tree after hydration: strata's current files read back from disk, every
+    release's helm template output added, and the lock updated. Writes nothing."""
+    problems = []
+    for release in previous.helm_releases:
+        if not chart_archive(cache, release).is_file():
+            command = " ".join(["helm", *pull_command(cache, release)])
+            problem = MISSING_CHART.problem((), f"{chart_archive(cache, release)} is missing; run: {command}")
+            problems.append(dataclasses.replace(problem, where=release["valuesFile"]))
+    if problems:
+        raise ProblemsFound(problems)
+    old_hydrated = {f for h in previous.hydrated for f in h.get("files", [])}
+    tree = {f: (out_dir / f).read_bytes() for f in sorted(previous.files - old_hydrated - {LOCK_NAME}) if (out_dir / f).is_file()}
+    apis = api_versions(previous.kubernetes_version or "1.36", store)
+    entries = []
+    for release in sorted(previous.helm_releases, key=lambda r: r["valuesFile"]):
+        try:
+            docs = _template(out_dir, cache, release, previous.kubernetes_version or "1.36", apis)
+        except _Failed as failed:
+            problems.append(failed.problem)
+            continue
+        layer = release["valuesFile"].split("/", 1)[0]
+        directory = f"{layer}/{HYDRATED_DIR}/{release['name']}"
+        files = {}
+        for doc in docs:
+            if isinstance(doc, dict) and doc.get("kind"):
+                files[_object_path(directory, doc)] = HEADER + emit.dump(doc).encode()
+        kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                         "namespace": release["namespace"], "resources": sorted(Path(f).name for f in files)}
+        files[f"{directory}/{KUSTOMIZATION}"] = HEADER + emit.dump(kustomization).encode()
+        tree.update(files)
+        entries.append({"release": release["name"], "version": release["version"],
+                        "valuesDigest": values_digest(tree[release["valuesFile"]]), "files": sorted(files)})
+    if problems:
+        raise ProblemsFound(problems)
+    lock = dict(previous.raw, hydrated=entries)
+    lock["files"] = sorted({*tree, LOCK_NAME})
+    tree[LOCK_NAME] = dump_raw(_ordered(lock))
+    return dict(sorted(tree.items()))
+
+
+def _ordered(lock: dict[str, Any]) -> dict[str, Any]:
+    """Keep the lock's key order stable: hydrated just before files, files last."""
+    rest = {k: v for k, v in lock.items() if k not in ("hydrated", "files")}
+    return {**rest, "hydrated": lock["hydrated"], "files": lock["files"]}
+
+

@@ -1,0 +1,114 @@
+"""`strata hydrate` runs the real helm template offline against a chart cache the test
+builds itself (charts named and versioned like the pinned releases), writes owned,
+validated manifests, is byte-identical on re-run, and survives re-renders only while the
+release's values are unchanged."""
+
+from __future__ import annotations
+
+
+import pytest
+import yaml
+
+from conftest import VALUES, require_tool
+from strata import tools
+
+MINIMAL = VALUES / "minimal.yaml"
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  labels: {app: {{ .Release.Name }}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: {{ .Release.Name }}}}
+  template:
+    metadata: {labels: {app: {{ .Release.Name }}}}
+    spec:
+      containers:
+        - name: main
+          image: example.invalid/{{ .Chart.Name }}:{{ .Chart.Version }}
+          env:
+            - {name: CLUSTER, value: {{ (.Values.settings | default dict).clusterName | default "none" | quote }}}
+            - {name: KUBE, value: {{ .Capabilities.KubeVersion.Version | quote }}}
+"""
+
+
+def _chart(tmp_path, name: str, version: str, cache):
+    chart = tmp_path / "src" / name
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: {version}\n")
+    (chart / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
+    (chart / "templates" / "serviceaccount.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Release.Name }}\n")
+    result = tools.run("helm", ["package", str(chart), "--destination", str(cache)])
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def rendered(strata, tmp_path):
+    require_tool("helm")
+    out = tmp_path / "out"
+    assert strata("render", "-f", MINIMAL, "-o", out).returncode == 0
+    cache = tmp_path / "charts"
+    cache.mkdir()
+    for release in yaml.safe_load((out / "strata.lock").read_text())["helmReleases"]:
+        _chart(tmp_path, release["chart"], release["version"].removeprefix("v"), cache)
+        archive = cache / f"{release['chart']}-{release['version'].removeprefix('v')}.tgz"
+        archive.rename(cache / f"{release['chart']}-{release['version']}.tgz")  # helm pull keeps the "v"
+    return out, cache
+
+
+def _snapshot(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_hydrate_writes_validated_owned_manifests_and_is_repeatable(strata, rendered):
+    out, cache = rendered
+    result = strata("hydrate", out, "--charts", cache)
+    assert result.returncode == 0, result.stdout + result.stderr
+    deployment = yaml.safe_load((out / "compute/hydrated/karpenter/deployment-karpenter.yaml").read_text())
+    env = {e["name"]: e["value"] for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env == {"CLUSTER": "ml-dev", "KUBE": "v1.36.0"}, "values and the spec's Kubernetes version reach helm"
+    kustomization = yaml.safe_load((out / "compute/hydrated/karpenter/kustomization.yaml").read_text())
+    assert kustomization["namespace"] == "kube-system"
+    lock = yaml.safe_load((out / "strata.lock").read_text())
+    hydrated_files = {f for h in lock["hydrated"] for f in h["files"]}
+    assert "compute/hydrated/gpu-operator/deployment-gpu-operator.yaml" in hydrated_files
+    assert hydrated_files <= set(lock["files"])
+    assert strata("validate", out).returncode == 0
+    before = _snapshot(out)
+    assert strata("hydrate", out, "--charts", cache).returncode == 0
+    assert _snapshot(out) == before
+    kustomize = tools.run("kustomize", ["build", str(out / "compute/hydrated/karpenter")])
+    assert kustomize.returncode == 0 and "namespace: kube-system" in kustomize.stdout
+
+
+def test_rerender_keeps_hydration_until_values_change(strata, rendered, tmp_path):
+    out, cache = rendered
+    assert strata("hydrate", out, "--charts", cache).returncode == 0
+    assert strata("render", "-f", MINIMAL, "-o", out).returncode == 0
+    assert (out / "compute/hydrated/karpenter/deployment-karpenter.yaml").is_file()
+    assert strata("render", "-f", MINIMAL, "-o", out, "--check").returncode == 0
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(MINIMAL.read_text().replace("name: ml-dev", "name: ml-dev2"))
+    assert strata("render", "-f", changed, "-o", out).returncode == 0
+    assert not (out / "compute/hydrated/karpenter").exists(), "karpenter's values changed: its helm output is pruned"
+    assert (out / "compute/hydrated/gpu-operator/deployment-gpu-operator.yaml").is_file(), "unchanged values keep theirs"
+    assert [h["release"] for h in yaml.safe_load((out / "strata.lock").read_text())["hydrated"]] == ["gpu-operator"]
+
+
+def test_missing_chart_names_the_helm_pull_command(strata, rendered, tmp_path):
+    out, _ = rendered
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = strata("hydrate", out, "--charts", empty)
+    assert result.returncode == 1
+    assert f"run: helm pull oci://public.ecr.aws/karpenter/karpenter --version 1.14.1 --destination {empty}" in result.stdout
+    assert f"run: helm pull gpu-operator --repo https://helm.ngc.nvidia.com/nvidia --version v26.7.0 --destination {empty}" in result.stdout
+    assert "[hydrate/missing-chart]" in result.stdout
+    assert not (out / "compute/hydrated").exists()
+
+
+def test_hydrate_without_a_lock_is_a_usage_error(strata, tmp_path):
+    result = strata("hydrate", tmp_path)
+    assert result.returncode == 2 and "run strata render first" in result.stderr
