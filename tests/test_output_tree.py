@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import os
+import json
 from pathlib import Path
 
 import yaml
@@ -74,7 +74,7 @@ def test_check_passes_on_a_fresh_tree_and_catches_a_hand_edit(strata, tmp_path):
     before = _snapshot(out)
     drift = strata("render", "-f", MINIMAL, "-o", out, "--check")
     assert drift.returncode == 1
-    assert "modified: compute/karpenter/nodepool-gpu.yaml" in drift.stdout
+    assert "modified: compute/karpenter/nodepool-gpu.yaml (NodePool/gpu)" in drift.stdout
     assert '-    nvidia.com/gpu: "80"\n+    nvidia.com/gpu: "8"\n' in drift.stdout
     assert _snapshot(out) == before, "--check writes nothing"
 
@@ -84,7 +84,11 @@ def test_check_reports_files_that_would_be_removed(strata, tmp_path):
     assert strata("render", "-f", REALISTIC, "-o", out).returncode == 0
     drift = strata("render", "-f", MINIMAL, "-o", out, "--check", "--format", "json")
     assert drift.returncode == 1
-    assert "removed: compute/karpenter/nodepool-gpu-training.yaml" in drift.stdout
+    report = json.loads(drift.stdout)
+    removed = {d["path"]: d for d in report["diff"] if d["status"] == "removed"}
+    assert removed["compute/karpenter/nodepool-gpu-training.yaml"]["object"] == "NodePool/gpu-training"
+    assert removed["compute/karpenter/nodepool-gpu-training.yaml"]["diff"].startswith("--- a/compute/karpenter/nodepool-gpu-training.yaml")
+    assert any(p["rule"] == "render/drift" for p in report["problems"])
 
 
 def test_spec_errors_write_nothing(strata, tmp_path):
@@ -118,3 +122,17 @@ def test_explain_prints_reason_and_fix(strata):
     result = strata("explain", "compute/disruption-consolidate-after")
     assert result.returncode == 0
     assert "why: Karpenter v1 requires consolidateAfter" in result.stdout and "fix: add disruption.consolidateAfter" in result.stdout
+
+
+def test_pre_commit_hooks_run_the_check(strata, tmp_path):
+    from reference import REPO_ROOT
+
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    out = tmp_path / "out"
+    assert strata("render", "-f", MINIMAL, "-o", out).returncode == 0
+    for hook in hooks:
+        program, *args = hook["entry"].split()
+        assert program == "strata" and hook["pass_filenames"] is False
+        assert strata(*args, "-f", MINIMAL, "-o", out).returncode == 0, hook["id"]
+    (out / "compute" / "karpenter" / "nodepool-gpu.yaml").write_text("edited\n")
+    assert strata(*hooks[0]["entry"].split()[1:], "-f", MINIMAL, "-o", out).returncode == 1

@@ -3,6 +3,7 @@ and reports; none decides anything itself."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -90,19 +91,21 @@ def schema_store_default() -> Path:
 
 
 def _check(out_dir: Path, tree: dict[str, bytes], problems: list, fmt: str) -> None:
-    diffs = writer.diff(out_dir, tree)
-    drift = [core_rules.DRIFT.problem((), f"{status}: {path}") for status, path, _ in diffs]
+    """CI output: a line per changed file and object, then the unified diff; exit 1 on drift."""
+    drifts = writer.diff(out_dir, tree)
+    drift_problems = [dataclasses.replace(core_rules.DRIFT.problem((), d.summary()), where=str(out_dir)) for d in drifts]
     if fmt == "json":
-        echo_problems(problems + drift, fmt, {"diff": [{"status": s, "path": p, "diff": d} for s, p, d in diffs]})
+        echo_problems(problems + drift_problems, fmt, {
+            "diff": [{"status": d.status, "path": d.path, "object": d.what or None, "diff": d.diff} for d in drifts]})
     else:
         echo_problems(problems, fmt)
-        for status, path, text in diffs:
-            click.echo(f"{status}: {path}")
-        for _, _, text in diffs:
-            click.echo(text, nl=False)
-    if diffs:
+        for d in drifts:
+            click.echo(d.summary())
+        for d in drifts:
+            click.echo(d.diff, nl=False)
+    if drifts:
         if fmt == "text":
-            click.echo(f"{out_dir}: {len(diffs)} file(s) differ from the spec; run strata render to update", err=True)
+            click.echo(f"{out_dir}: {len(drifts)} file(s) differ from the spec; run strata render to update", err=True)
         sys.exit(1)
 
 

@@ -127,8 +127,19 @@ def _remove_empty_parents(out_dir: Path, rel_dir: Path) -> None:
         rel_dir = rel_dir.parent
 
 
-def diff(out_dir: Path, tree: dict[str, bytes]) -> list[tuple[str, str, str]]:
-    """(status, path, unified diff) for every file that differs from the rendered tree."""
+@dataclasses.dataclass(frozen=True)
+class Drift:
+    status: str  # added | modified | removed
+    path: str
+    what: str  # the object in the file, e.g. "NodePool/gpu", when it holds one
+    diff: str
+
+    def summary(self) -> str:
+        return f"{self.status}: {self.path}" + (f" ({self.what})" if self.what else "")
+
+
+def diff(out_dir: Path, tree: dict[str, bytes]) -> list[Drift]:
+    """Every file that differs from the rendered tree, with a unified diff."""
     previous = lockfile.read(out_dir) if out_dir.is_dir() else None
     owned = previous.files if previous else frozenset()
     out = []
@@ -138,12 +149,24 @@ def diff(out_dir: Path, tree: dict[str, bytes]) -> list[tuple[str, str, str]]:
         if old == content:
             continue
         status = "added" if old is None else "modified"
-        out.append((status, rel, _unified(rel, old or b"", content)))
+        out.append(Drift(status, rel, _describe(content), _unified(rel, old or b"", content)))
     for rel in sorted(owned - owned_by(tree)):
         target = out_dir / rel
         if target.is_file():
-            out.append(("removed", rel, _unified(rel, target.read_bytes(), b"")))
+            old = target.read_bytes()
+            out.append(Drift("removed", rel, _describe(old), _unified(rel, old, b"")))
     return out
+
+
+def _describe(content: bytes) -> str:
+    try:
+        doc = yaml.load(content, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return ""
+    if isinstance(doc, dict) and doc.get("kind") and isinstance(doc.get("metadata"), dict):
+        ns = doc["metadata"].get("namespace")
+        return f"{doc['kind']}/{ns + '/' if ns else ''}{doc['metadata'].get('name', '')}"
+    return ""
 
 
 def _unified(rel: str, old: bytes, new: bytes) -> str:
