@@ -113,3 +113,25 @@ def test_project_allows_exactly_the_platform(tree):
                 if "apiVersion" in obj:
                     assert (_group(obj), obj["kind"]) in whitelisted, obj["kind"]
     assert "*" not in project["spec"]["sourceRepos"]
+
+
+def test_fleet_trees_render_separately_and_the_hub_deploys_them(strata, tmp_path):
+    fleet = VALUES / "fleet"
+    repo = tmp_path / "repo"
+    for cluster in ("prod", "staging"):
+        path = yaml.safe_load((fleet / f"{cluster}.yaml").read_text())["gitops"]["argocd"]["path"]
+        result = strata("render", "-f", fleet / "base.yaml", "-f", fleet / f"{cluster}.yaml", "-o", repo / path)
+        assert result.returncode == 0, result.stdout + result.stderr
+    (appset,) = _objects(repo / "clusters/ml-prod/argocd/fleet")
+    assert appset["kind"] == "ApplicationSet"
+    assert not (repo / "clusters/ml-staging/argocd/fleet").exists(), "only the hub renders the ApplicationSet"
+    template_path = appset["spec"]["template"]["spec"]["source"]["path"]
+    projects = set()
+    for element in appset["spec"]["generators"][0]["list"]["elements"]:
+        root = repo / template_path.replace("{{ .path }}", element["path"])
+        assert (root / "kustomization.yaml").is_file()
+        (project,) = [o for o in _objects(root) if o["kind"] == "AppProject"]
+        projects.add(project["metadata"]["name"])
+    assert projects == {"ml-prod", "ml-staging"}, "each cluster has its own AppProject on the hub"
+    staging_apps = _applications(repo / "clusters/ml-staging")
+    assert {a["spec"]["destination"]["server"] for a in staging_apps} == {"https://ml-staging.eks.us-east-2.example.internal"}

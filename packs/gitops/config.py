@@ -29,6 +29,13 @@ class SyncPolicy(StrictModel):
     self_heal: bool = True
 
 
+class FleetCluster(StrictModel):
+    """A cluster whose output tree the hub's ApplicationSet deploys."""
+
+    name: DnsLabel
+    path: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")]  # its output tree in the repo
+
+
 class ArgoCD(StrictModel):
     repo_url: Annotated[str, Field(min_length=1, alias="repoURL")]  # the Git repository holding the output tree
     target_revision: str = "main"
@@ -37,6 +44,9 @@ class ArgoCD(StrictModel):
     namespace: DnsLabel = "argocd"
     destination: Destination = Destination(server="https://kubernetes.default.svc")
     sync_policy: SyncPolicy = SyncPolicy()
+    # Set on the hub cluster's spec only: an ApplicationSet that bootstraps every listed
+    # cluster's tree (its AppProject and root Application) from the same repository.
+    fleet: tuple[FleetCluster, ...] = ()
 
 
 class Config(StrictModel):

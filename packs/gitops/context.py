@@ -13,6 +13,7 @@ from .waves import waves
 
 LAYER = "argocd"  # pack.yaml's layer
 APPS_COMPONENT = "apps"  # templates/apps
+ROOT_COMPONENT = "root"  # templates/root
 
 
 def _chart_repo(repo: str) -> str:
@@ -57,8 +58,21 @@ def context(spec: Any, config: Config, inventory: Inventory) -> dict[str, Any]:
         "argocd_namespace": argo.namespace,
         "project": _project(project, argo, inventory, destination),
         "applications": apps,
+        "fleet": _fleet(project, argo, git, sync) if argo.fleet else None,
         "root": {"name": f"{cluster}-root", "source": dict(git, path=f"{argo.path}/{LAYER}/{APPS_COMPONENT}"),
                  "destination": dict(destination, namespace=argo.namespace), "sync_policy": sync},
+    }
+
+
+def _fleet(project: str, argo: Any, git: dict[str, str], sync: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": f"{project}-fleet",
+        "elements": [{"name": c.name, "path": c.path} for c in argo.fleet],
+        # Go template placeholders, filled by the ApplicationSet controller per element.
+        "app_name": "{{ .name }}-bootstrap",
+        "source": dict(git, path=f"{{{{ .path }}}}/{LAYER}/{ROOT_COMPONENT}"),
+        "destination": {"server": "https://kubernetes.default.svc", "namespace": argo.namespace},
+        "sync_policy": sync,
     }
 
 
