@@ -28,6 +28,14 @@ class HelmReleaseManifest(StrictModel):
     overrides: str | None = None  # a key of the pack's context holding values merged over the rendered ones
 
 
+class ReleaseValuesManifest(StrictModel):
+    """Values a pack adds to a Helm release that another pack declares (e.g. monitoring
+    labels on the GPU Operator's ServiceMonitor). The owner's ``overrides`` still win."""
+
+    release: str  # the release name, e.g. gpu-operator
+    values: str  # a key of this pack's context holding the values; an empty mapping adds nothing
+
+
 class PackManifest(StrictModel):
     name: str = Field(pattern=r"^[a-z][a-zA-Z0-9]*$")
     version: str
@@ -37,6 +45,7 @@ class PackManifest(StrictModel):
     kubernetes: tuple[str, str] = ("1.34", "1.37")  # supported minor range, inclusive
     enabled_by_default: bool = False
     helm_releases: tuple[HelmReleaseManifest, ...] = ()
+    release_values: tuple[ReleaseValuesManifest, ...] = ()
     crds: tuple[str, ...] = ()  # CRD sets whose schemas the output needs, e.g. karpenter-1.14.1
 
 

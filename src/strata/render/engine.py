@@ -54,6 +54,7 @@ class RenderedRelease:
     layer: str
     release: HelmReleaseManifest
     values: dict[str, Any]
+    overrides: dict[str, Any] = dataclasses.field(default_factory=dict)  # the owner's, re-applied over other packs' values
 
 
 @dataclasses.dataclass
@@ -73,6 +74,7 @@ def pack_config(spec: Any, pack: Pack) -> Any | None:
 
 def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
     result = RenderResult()
+    contributed: list[tuple[str, dict[str, Any]]] = []
     for pack in packs:
         config = pack_config(spec, pack)
         if config is None:
@@ -82,7 +84,19 @@ def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
             context.update(pack.context(spec, config))
         _render_templates(pack, context, result)
         _render_releases(pack, context, result)
+        contributed += [(c.release, _lookup(context, c.values)) for c in pack.manifest.release_values]
+    result.releases = [_with_contributions(r, contributed) for r in result.releases]
     return result
+
+
+def _with_contributions(release: RenderedRelease, contributed: list[tuple[str, dict[str, Any]]]) -> RenderedRelease:
+    """Merge other packs' values into a release, under the owner's overrides (the user's word wins).
+    A contribution to a release that is not rendered (absent, or off by its `when`) is dropped."""
+    values = release.values
+    for name, extra in contributed:
+        if name == release.release.name and extra:
+            values = _deep_merge(_deep_merge(values, extra), release.overrides)
+    return dataclasses.replace(release, values=values)
 
 
 def _template_names(pack: Pack) -> list[str]:
@@ -140,6 +154,6 @@ def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) 
         if docs is None:
             continue
         values = docs[0] if docs else {}
-        if release.overrides:
-            values = _deep_merge(values, _lookup(context, release.overrides))
-        result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values))
+        overrides = _lookup(context, release.overrides) if release.overrides else {}
+        values = _deep_merge(values, overrides)
+        result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values, overrides))
