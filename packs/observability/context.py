@@ -22,7 +22,7 @@ def compute_config(spec: Any) -> Any:
 
 
 def nvidia_pools(spec: Any) -> bool:
-    return any(f.nvidia for f in all_facts(spec))
+    return any(f.nvidia for f in all_facts(spec).values())
 
 
 def gpu_operator_runs_exporter(spec: Any) -> bool:
@@ -127,6 +127,9 @@ def _dcgm_chart_values(spec: Any, config: Config) -> dict[str, Any]:
                            "additionalLabels": labels_for(config, "ServiceMonitor"),
                            "relabelings": _dcgm_relabelings(config, spec)},
         "tolerations": [t.model_dump(exclude_none=True) for t in tolerations],
+        # Only nodes with NVIDIA GPUs (Karpenter labels every node it launches).
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}]}]}}},
     }
     if config.dcgm_exporter.xid_errors_count:
         values["customMetrics"] = metrics.counter_list(True)

@@ -37,7 +37,8 @@ def dcgm_fields() -> dict[str, Field]:
         parts = [p.strip() for p in line.lstrip("#").split(",", 2)]
         if len(parts) == 3 and re.fullmatch(r"DCGM_[A-Z0-9_]+", parts[0]) and parts[1] in ("gauge", "counter", "label"):
             kind = "gauge" if parts[0] in WINDOWED else parts[1]
-            fields[parts[0]] = Field(parts[0], kind, enabled)
+            if not (parts[0] in fields and fields[parts[0]].enabled):  # an enabled line wins over a commented one
+                fields[parts[0]] = Field(parts[0], kind, enabled)
     return fields
 
 
