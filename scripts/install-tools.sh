@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the pinned binaries strata drives (kubeconform, helm, kustomize) into a
+# Install the pinned binaries strata drives (kubeconform, helm, kustomize, promtool) into a
 # project-local tool dir with `go install`. A stamp file per tool records the version
 # that was built, so a second run with the same pins does nothing.
 set -euo pipefail
@@ -14,10 +14,8 @@ pins=(
   "kubeconform|github.com/yannh/kubeconform/cmd/kubeconform|v0.7.0"
   "helm|helm.sh/helm/v4/cmd/helm|v4.3.1"
   "kustomize|sigs.k8s.io/kustomize/kustomize/v5|v5.7.1"
+  "promtool|github.com/prometheus/prometheus/cmd/promtool|v0.316.0"
 )
-if [[ "${1:-}" == "--with-promtool" ]]; then
-  pins+=("promtool|github.com/prometheus/prometheus/cmd/promtool|v0.316.0")
-fi
 
 command -v go >/dev/null || { echo "install-tools: Go is required (https://go.dev/doc/install)" >&2; exit 2; }
 

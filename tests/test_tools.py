@@ -26,7 +26,7 @@ def test_install_script_skips_installed_tools():
     if os.environ.get("STRATA_TOOLS_DIR"):
         pytest.skip("uses the project-local tool dir")
     result = subprocess.run([str(SCRIPT)], capture_output=True, text=True, check=True)
-    for name in ("kubeconform", "helm", "kustomize"):
+    for name in tools.PINS:
         assert f"install-tools: {name} {tools.PINS[name].version} already installed" in result.stdout
 
 
@@ -37,11 +37,11 @@ def test_missing_tool_names_the_install_command(monkeypatch, tmp_path):
         tools.find("kubeconform")
 
 
-@pytest.mark.parametrize("name", ["kubeconform", "helm", "kustomize"])
+@pytest.mark.parametrize("name", ["kubeconform", "helm", "kustomize", "promtool"])
 def test_pinned_binaries_run(name):
     from conftest import require_tool
 
     require_tool(name)
-    args = {"kubeconform": ["-v"], "helm": ["version", "--short"], "kustomize": ["version"]}[name]
+    args = {"kubeconform": ["-v"], "helm": ["version", "--short"], "kustomize": ["version"], "promtool": ["--version"]}[name]
     result = tools.run(name, args)
     assert result.returncode == 0, result.stderr

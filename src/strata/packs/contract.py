@@ -32,6 +32,14 @@ class HelmReleaseManifest(StrictModel):
     cluster_scoped_kinds: tuple[str, ...] = ()  # "group/Kind" ("" group for core) the chart creates
 
 
+class ReleaseValuesManifest(StrictModel):
+    """Values a pack adds to a Helm release that another pack declares (e.g. monitoring
+    labels on the GPU Operator's ServiceMonitor). The owner's ``overrides`` still win."""
+
+    release: str  # the release name, e.g. gpu-operator
+    values: str  # a key of this pack's context holding the values; an empty mapping adds nothing
+
+
 class PackManifest(StrictModel):
     name: str = Field(pattern=r"^[a-z][a-zA-Z0-9]*$")
     version: str
@@ -41,6 +49,7 @@ class PackManifest(StrictModel):
     kubernetes: tuple[str, str] = ("1.34", "1.37")  # supported minor range, inclusive
     enabled_by_default: bool = False
     helm_releases: tuple[HelmReleaseManifest, ...] = ()
+    release_values: tuple[ReleaseValuesManifest, ...] = ()
     crds: tuple[str, ...] = ()  # CRD sets whose schemas the output needs, e.g. karpenter-1.14.1
     # An inventory pack renders after all others and its context hook receives the inventory
     # of what they rendered (components and Helm releases), e.g. to write GitOps Applications.

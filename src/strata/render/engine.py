@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
 from strata import rules
-from strata.packs.contract import HelmReleaseManifest, Pack
+from strata.packs.contract import Pack
 from strata.problems import Problem
 from strata.render import inventory, parse
 from strata.render.objects import RenderedObject, RenderedRelease
@@ -38,9 +37,11 @@ def pack_config(spec: Any, pack: Pack) -> Any | None:
 def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
     result = RenderResult()
     enabled = [(p, c) for p in packs if (c := pack_config(spec, p)) is not None]
+    contributed: list[tuple[str, dict[str, Any]]] = []
     for pack, config in enabled:
         if not pack.manifest.inventory:
-            _render_pack(spec, pack, config, result)
+            contributed += _render_pack(spec, pack, config, result)
+    result.releases = [_with_contributions(r, contributed) for r in result.releases]
     describers = [(p, c) for p, c in enabled if p.manifest.inventory]
     if describers:
         rendered = inventory.build(result.objects, result.releases)
@@ -49,12 +50,25 @@ def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
     return result
 
 
-def _render_pack(spec: Any, pack: Pack, config: Any, result: RenderResult, rendered: inventory.Inventory | None = None) -> None:
+def _render_pack(spec: Any, pack: Pack, config: Any, result: RenderResult,
+                 rendered: inventory.Inventory | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Render one pack into ``result``; returns the values it contributes to other packs' releases."""
     context: dict[str, Any] = {"spec": spec, "cluster": spec.cluster, "config": config}
     if pack.context:
         context.update(pack.context(spec, config, rendered) if pack.manifest.inventory else pack.context(spec, config))
     _render_templates(pack, context, result)
     _render_releases(pack, context, result)
+    return [(c.release, _lookup(context, c.values)) for c in pack.manifest.release_values]
+
+
+def _with_contributions(release: RenderedRelease, contributed: list[tuple[str, dict[str, Any]]]) -> RenderedRelease:
+    """Merge other packs' values into a release, under the owner's overrides (the user's word wins).
+    A contribution to a release that is not rendered (absent, or off by its `when`) is dropped."""
+    values = release.values
+    for name, extra in contributed:
+        if name == release.release.name and extra:
+            values = _deep_merge(_deep_merge(values, extra), release.overrides)
+    return dataclasses.replace(release, values=values)
 
 
 def _template_names(pack: Pack) -> list[str]:
@@ -112,6 +126,6 @@ def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) 
         if docs is None:
             continue
         values = docs[0] if docs else {}
-        if release.overrides:
-            values = _deep_merge(values, _lookup(context, release.overrides))
-        result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values))
+        overrides = _lookup(context, release.overrides) if release.overrides else {}
+        values = _deep_merge(values, overrides)
+        result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values, overrides))

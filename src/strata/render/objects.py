@@ -44,3 +44,4 @@ class RenderedRelease:
     layer: str
     release: HelmReleaseManifest
     values: dict[str, Any]
+    overrides: dict[str, Any] = dataclasses.field(default_factory=dict)  # the owner's, re-applied over other packs' values

@@ -1,0 +1,178 @@
+"""Everything the observability templates print, computed here so the templates stay plain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from strata.spec.pools import all_facts
+
+from . import alerts, dashboards, metrics
+from .config import Config
+from .selection import DCGM_CHART_NAMESPACE, GPU_OPERATOR_NAMESPACE, Monitor, gpu_operator_monitor_labels, labels_for
+
+
+def compute_config(spec: Any) -> Any:
+    """The compute pack's section (its defaults when the spec leaves it out)."""
+    section = getattr(spec, "compute", None)
+    if section is not None:
+        return section
+    from strata.packs.loader import discover  # the compute pack owns its Config
+
+    return next(p for p in discover() if p.name == "compute").config()
+
+
+def nvidia_pools(spec: Any) -> bool:
+    return any(f.nvidia for f in all_facts(spec).values())
+
+
+def gpu_operator_runs_exporter(spec: Any) -> bool:
+    op = compute_config(spec).gpu_operator
+    return op.enabled and op.dcgm_exporter.enabled and nvidia_pools(spec)
+
+
+def _relabelings(config: Config, spec: Any, *, node: bool = True) -> list[dict[str, Any]]:
+    rules = []
+    if node:
+        rules.append({"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"})
+    if config.cluster_label:
+        rules.append({"action": "replace", "targetLabel": config.cluster_label, "replacement": spec.cluster.name})
+    return rules
+
+
+def _dcgm_relabelings(config: Config, spec: Any) -> list[dict[str, Any]]:
+    # The exporter labels each GPU with the namespace/pod/container using it. Dropping the
+    # exporter Pod's own target labels keeps those (instead of exported_pod...), so
+    # {pod!=""} means "allocated"; node comes from service discovery, not Hostname.
+    return _relabelings(config, spec) + [{"action": "labeldrop", "regex": "pod|namespace|container"}]
+
+
+def monitors(spec: Any, config: Config) -> list[Monitor]:
+    """Every ServiceMonitor/PodMonitor strata renders or configures, for the selection check."""
+    sm = labels_for(config, "ServiceMonitor")
+    pm = labels_for(config, "PodMonitor")
+    found = []
+    if config.dcgm_exporter.source == "gpuOperator":
+        if gpu_operator_runs_exporter(spec) and compute_config(spec).gpu_operator.dcgm_exporter.service_monitor:
+            found.append(Monitor("ServiceMonitor", GPU_OPERATOR_NAMESPACE, "nvidia-dcgm-exporter",
+                                 gpu_operator_monitor_labels(config, compute_config(spec))))
+    else:
+        found.append(Monitor("ServiceMonitor", DCGM_CHART_NAMESPACE, "dcgm-exporter", sm))
+    if config.karpenter.enabled:
+        found.append(Monitor("ServiceMonitor", config.karpenter.namespace, "karpenter", sm))
+    if config.kuberay.enabled:
+        found.append(Monitor("ServiceMonitor", config.kuberay.namespace, "kuberay-operator", sm))
+        for ns in config.kuberay.ray_namespaces:
+            found += [Monitor("PodMonitor", ns, "ray-head", pm), Monitor("PodMonitor", ns, "ray-workers", pm)]
+    return found
+
+
+def _service_monitors(spec: Any, config: Config) -> list[dict[str, Any]]:
+    labels = labels_for(config, "ServiceMonitor")
+    out = []
+    if config.karpenter.enabled:
+        ns = config.karpenter.namespace
+        out.append({"name": "karpenter", "namespace": ns, "labels": labels,
+                    "selector": {"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/instance": "karpenter"},
+                    "endpoint": {"port": "http-metrics", "path": "/metrics", "interval": "30s",
+                                 **_optional("relabelings", _relabelings(config, spec, node=False))}})
+    if config.kuberay.enabled:
+        ns = config.kuberay.namespace
+        # honorLabels: the operator's kuberay_* series carry the RayCluster's namespace.
+        out.append({"name": "kuberay-operator", "namespace": ns, "labels": labels,
+                    "selector": {"app.kubernetes.io/name": "kuberay-operator"},
+                    "endpoint": {"port": "http", "path": "/metrics", "interval": "30s", "honorLabels": True,
+                                 **_optional("relabelings", _relabelings(config, spec, node=False))}})
+    return out
+
+
+def _pod_monitors(spec: Any, config: Config) -> list[dict[str, Any]]:
+    if not config.kuberay.enabled:
+        return []
+    labels = labels_for(config, "PodMonitor")
+    out = []
+    for ns in config.kuberay.ray_namespaces:
+        for name, node_type, job in (("ray-head", "head", "ray-head"), ("ray-workers", "worker", "ray-worker")):
+            relabel = [
+                {"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_label_ray_io_cluster"], "targetLabel": "ray_io_cluster"},
+                {"action": "replace", "targetLabel": "job", "replacement": job},
+            ] + _relabelings(config, spec)
+            out.append({"name": name, "namespace": ns, "labels": labels, "selector": {"ray.io/node-type": node_type},
+                        "endpoint": {"port": "metrics", "interval": "30s", "relabelings": relabel}})
+    return out
+
+
+def _optional(key: str, value: Any) -> dict[str, Any]:
+    return {key: value} if value else {}
+
+
+def _gpu_operator_values(spec: Any, config: Config) -> dict[str, Any]:
+    """Values added to the compute pack's gpu-operator release (its own overrides still win)."""
+    if config.dcgm_exporter.source != "gpuOperator":
+        return {}
+    values: dict[str, Any] = {"dcgmExporter": {"serviceMonitor": {
+        "interval": config.dcgm_exporter.interval,
+        "additionalLabels": labels_for(config, "ServiceMonitor"),
+        "relabelings": _dcgm_relabelings(config, spec),
+    }}}
+    if config.dcgm_exporter.xid_errors_count:
+        values["dcgmExporter"]["config"] = {"name": "strata-dcgm-metrics", "create": True,
+                                            "data": metrics.counter_list(True)}
+    return values
+
+
+def _dcgm_chart_values(spec: Any, config: Config) -> dict[str, Any]:
+    tolerations = compute_config(spec).gpu_operator.tolerations
+    values: dict[str, Any] = {
+        "serviceMonitor": {"enabled": True, "interval": config.dcgm_exporter.interval,
+                           "additionalLabels": labels_for(config, "ServiceMonitor"),
+                           "relabelings": _dcgm_relabelings(config, spec)},
+        "tolerations": [t.model_dump(exclude_none=True) for t in tolerations],
+        # Only nodes with NVIDIA GPUs (Karpenter labels every node it launches).
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}]}]}}},
+    }
+    if config.dcgm_exporter.xid_errors_count:
+        values["customMetrics"] = metrics.counter_list(True)
+    return values
+
+
+def _kube_prometheus_stack_values(spec: Any, config: Config) -> dict[str, Any]:
+    prom = config.prometheus
+    storage: dict[str, Any] = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": prom.storage_size}}}
+    if prom.storage_class:
+        storage["storageClassName"] = prom.storage_class
+    return {
+        "retention": prom.retention,
+        "storage": storage,
+        "external_labels": {config.cluster_label: spec.cluster.name} if config.cluster_label else {},
+        "remote_write": [w.model_dump() for w in prom.remote_write],
+        "grafana": prom.grafana,
+        "grafana_admin_secret": prom.grafana_admin_secret,
+        "dashboard_label": config.dashboards.label,
+        "dashboard_label_value": config.dashboards.label_value,
+        "overrides": prom.values_overrides,
+    }
+
+
+def context(spec: Any, config: Config) -> dict[str, Any]:
+    prom = config.prometheus
+    karpenter = config.karpenter.enabled
+    ray = config.kuberay.enabled and bool(config.kuberay.ray_namespaces)
+    rule_groups = alerts.groups(config, karpenter=karpenter, ray=ray)
+    extra = [r.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False) for r in config.extra_rules]
+    if extra:
+        rule_groups.append({"name": "strata-extra", "rules": [{k: v for k, v in r.items() if v not in ({}, None)} for r in extra]})
+    dash_ns = config.dashboards.namespace or prom.namespace
+    return {
+        "namespace": prom.namespace,
+        "install_prometheus": prom.install,
+        "kube_prometheus_stack": _kube_prometheus_stack_values(spec, config),
+        "rules": {"name": "strata-gpu-platform", "namespace": prom.namespace,
+                  "labels": labels_for(config, "PrometheusRule"), "groups": rule_groups},
+        "service_monitors": _service_monitors(spec, config),
+        "pod_monitors": _pod_monitors(spec, config),
+        "dcgm_chart": config.dcgm_exporter.source == "chart",
+        "dcgm_chart_values": _dcgm_chart_values(spec, config),
+        "gpu_operator_values": _gpu_operator_values(spec, config),
+        "dashboards": dashboards.config_maps(config, karpenter=karpenter, namespace=dash_ns) if config.dashboards.enabled else [],
+    }
