@@ -18,7 +18,7 @@ Cel = Annotated[str, Field(min_length=1, max_length=10240)]
 class DeviceRequest(StrictModel):
     """One way to satisfy a request: ``exactly`` or an entry of ``firstAvailable``."""
 
-    device_class_name: DnsSubdomain
+    device_class_name: Annotated[str, Field(min_length=1)]  # checked by dra/device-class
     selectors: tuple[Cel, ...] = ()  # CEL expressions over device.attributes / device.capacity
     allocation_mode: Literal["ExactCount", "All"] = "ExactCount"
     count: PositiveInt | None = None  # ExactCount only; Kubernetes defaults it to 1
