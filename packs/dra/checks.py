@@ -11,7 +11,7 @@ from . import devices as dev
 from . import rules as r
 from .config import ClaimTemplate, Config, DeviceRequest, Workload
 from .platform import (
-    DEVICE_PLUGIN_LABEL, device_plugin_pools, driver_mode, operator_gpu_cluster,
+    DEVICE_PLUGIN_LABEL, device_plugin_pools, driver_feature_gates, driver_mode, operator_gpu_cluster,
     team_namespace, template_namespaces,
 )
 
@@ -29,7 +29,7 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
         for j, expression in enumerate(device_class.selectors):
             yield from _check_cel(("dra", "deviceClasses", i, "selectors", j), expression)
     for i, template in enumerate(config.claim_templates):
-        yield from _check_template(("dra", "claimTemplates", i), template, config, pools, classes)
+        yield from _check_template(("dra", "claimTemplates", i), template, spec, config, pools, classes)
     for i, domain in enumerate(config.compute_domains):
         pool = pools.get(domain.node_pool)
         path = ("dra", "computeDomains", i, "nodePool")
@@ -59,6 +59,8 @@ def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iter
 
 
 def _check_driver(spec: Any, config: Config) -> Iterator[Problem]:
+    if config.feature_gates and driver_mode(spec, config) == "gpuOperator":
+        yield r.DRIVER_ONCE.problem(("dra", "featureGates"), "the GPU Operator runs the DRA driver: set its gates in compute.gpuOperator.valuesOverrides.draDriver.featureGates")
     if config.driver is None:
         return
     gpu_cluster = operator_gpu_cluster(spec)
@@ -81,7 +83,7 @@ def _alternatives(template: ClaimTemplate, base: tuple) -> Iterator[tuple[tuple,
             yield base + ("requests", j, "firstAvailable", k), sub
 
 
-def _check_template(base: tuple, template: ClaimTemplate, config: Config, pools: dict[str, PoolFacts], classes: set[str]) -> Iterator[Problem]:
+def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Config, pools: dict[str, PoolFacts], classes: set[str]) -> Iterator[Problem]:
     gpus = {(t.gpu.name, t.gpu.memory_mib) for name in config.node_pools if name in pools for t in pools[name].instance_types if t.gpu}
     for path, request in _alternatives(template, base):
         if request.device_class_name not in classes:
@@ -101,7 +103,7 @@ def _check_template(base: tuple, template: ClaimTemplate, config: Config, pools:
             yield r.MATCH_ATTRIBUTE.problem(where + ("matchAttribute",), f"{domain} publishes no attribute {name!r}")
         yield from _unknown_requests(where, constraint.requests, names)
     if template.sharing is not None:
-        yield from _check_sharing(base, template, config, names)
+        yield from _check_sharing(base, template, spec, config, names)
 
 
 def _unknown_requests(where: tuple, requested: tuple[str, ...], names: set[str]) -> Iterator[Problem]:
@@ -126,13 +128,14 @@ def _check_mig(path: tuple, k: int, request: DeviceRequest, profiles: list[str],
                 yield r.MIG_PROFILE.problem(where, f"{name} ({memory} MiB) has no {profile} instance; its profiles are {', '.join(offered)} (each names one instance)")
 
 
-def _check_sharing(base: tuple, template: ClaimTemplate, config: Config, names: set[str]) -> Iterator[Problem]:
+def _check_sharing(base: tuple, template: ClaimTemplate, spec: Any, config: Config, names: set[str]) -> Iterator[Problem]:
     sharing = template.sharing
     where = base + ("sharing",)
     yield from _unknown_requests(where, sharing.requests, names)
     gate = dev.SHARING_GATES[sharing.strategy]
-    if not config.feature_gates.get(gate):
-        yield r.SHARING_GATE.problem(where + ("strategy",), f"{sharing.strategy} sharing needs the driver feature gate {gate}: true (dra.featureGates)")
+    gates, where_gates = driver_feature_gates(spec, config)
+    if not gates.get(gate):
+        yield r.SHARING_GATE.problem(where + ("strategy",), f"{sharing.strategy} sharing needs the driver feature gate {gate}: true ({where_gates})")
     if sharing.strategy == "MPS" and sharing.interval is not None:
         yield r.REQUEST_SHAPE.problem(where + ("interval",), "interval configures TimeSlicing, not MPS")
     if sharing.strategy == "TimeSlicing" and (sharing.active_thread_percentage or sharing.pinned_device_memory_limit):

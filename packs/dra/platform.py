@@ -40,6 +40,16 @@ def driver_mode(spec: Any, config: Config) -> str:
     return "gpuOperator" if operator_gpu_cluster(spec) else "standalone"
 
 
+def driver_feature_gates(spec: Any, config: Config) -> tuple[dict[str, Any], str]:
+    """The DRA driver's feature gates and where the spec sets them (per install mode)."""
+    if driver_mode(spec, config) == "standalone":
+        return config.feature_gates, "dra.featureGates"
+    compute = compute_section(spec)
+    driver = compute.gpu_operator.values_overrides.get("draDriver") if compute else None
+    gates = driver.get("featureGates", {}) if isinstance(driver, dict) else {}
+    return gates, "compute.gpuOperator.valuesOverrides.draDriver.featureGates"
+
+
 def device_plugin_pools(spec: Any) -> set[str]:
     """NVIDIA pools where the GPU Operator deploys the device plugin, or where the OS runs
     one (Bottlerocket). Pools labelled nvidia.com/gpu.deploy.device-plugin=false are skipped
