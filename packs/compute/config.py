@@ -60,6 +60,12 @@ class GpuOperator(StrictModel):
     tolerations: tuple[Toleration, ...] = (Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule"),)
     values_overrides: dict[str, Any] = {}
 
+    def runs_device_plugin(self, bottlerocket_gpu_pools: bool) -> bool:
+        """Whether the operator deploys the NVIDIA device plugin (read by the dra pack too):
+        never in GPUCluster mode; by default not when Bottlerocket (which ships one) runs GPUs."""
+        wanted = self.device_plugin if self.device_plugin is not None else not bottlerocket_gpu_pools
+        return wanted and not self.gpu_cluster
+
 
 class SmokeTest(StrictModel):
     enabled: bool = False

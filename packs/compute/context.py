@@ -125,13 +125,12 @@ def _karpenter_values(spec: Any, config: Config) -> dict[str, Any]:
 def _gpu_operator_values(gpu_pools: list[PoolFacts], config: Config) -> dict[str, Any]:
     op = config.gpu_operator
     bottlerocket = any(f.ami_family == "bottlerocket" for f in gpu_pools)
-    device_plugin = op.device_plugin if op.device_plugin is not None else not bottlerocket
     return {
         "cluster_policy": op.cluster_policy,
         "gpu_cluster": op.gpu_cluster,
         "driver": op.driver == "operator",
         "toolkit": op.toolkit == "operator",
-        "device_plugin": device_plugin and not op.gpu_cluster,
+        "device_plugin": op.runs_device_plugin(bottlerocket),
         "dcgm_exporter": op.dcgm_exporter.enabled,
         "service_monitor": op.dcgm_exporter.service_monitor,
         "mig_strategy": op.mig_strategy,

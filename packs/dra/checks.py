@@ -1,0 +1,201 @@
+"""DRA policy checks. Each yields problems located at the spec path of the offending value."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from strata.problems import Problem
+from strata.spec.pools import PoolFacts, all_facts
+
+from . import devices as dev
+from . import rules as r
+from .config import ClaimTemplate, Config, DeviceRequest, Workload
+from .platform import (
+    DEVICE_PLUGIN_LABEL, device_plugin_pools, driver_feature_gates, driver_mode, operator_gpu_cluster,
+    team_namespace, template_namespaces,
+)
+
+
+def check(spec: Any, config: Config) -> Iterator[Problem]:
+    version = spec.cluster.kubernetes_version
+    if dev.api_version(version) is None:
+        first = ".".join(map(str, dev.FIRST_VERSION))
+        yield r.KUBERNETES_VERSION.problem(("cluster", "kubernetesVersion"), f"Kubernetes {version} does not serve {dev.API_VERSION}; DRA needs {first} or later (EKS {version} has only the beta API)")
+    pools = all_facts(spec)
+    yield from _check_pools(spec, config, pools)
+    yield from _check_driver(spec, config)
+    classes = dev.DRIVER_CLASSES | {c.name for c in config.device_classes}
+    for i, device_class in enumerate(config.device_classes):
+        for j, expression in enumerate(device_class.selectors):
+            yield from _check_cel(("dra", "deviceClasses", i, "selectors", j), expression)
+    for i, template in enumerate(config.claim_templates):
+        yield from _check_template(("dra", "claimTemplates", i), template, spec, config, pools, classes)
+    for i, domain in enumerate(config.compute_domains):
+        pool = pools.get(domain.node_pool)
+        path = ("dra", "computeDomains", i, "nodePool")
+        if pool is None or not pool.nvidia:
+            yield r.NODE_POOL.problem(path, f"node pool {domain.node_pool!r} {'does not exist' if pool is None else 'has no NVIDIA GPUs'}")
+        elif not pool.instance_types or not all(t.multi_node_nvlink for t in pool.instance_types):
+            plain = sorted(t.name for t in pool.instance_types if not t.multi_node_nvlink)
+            yield r.COMPUTE_DOMAIN.problem(path, f"pool {domain.node_pool!r} has instance types without multi-node NVLink ({', '.join(plain[:4])}); no instance type in the catalog supports it")
+    for i, workload in enumerate(config.workloads):
+        yield from _check_workload(("dra", "workloads", i), workload, spec, config, pools)
+    yield from _check_smoke_test(spec, config, pools)
+
+
+def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:
+    plugin_pools = device_plugin_pools(spec)
+    for i, name in enumerate(config.node_pools):
+        path = ("dra", "nodePools", i)
+        pool = pools.get(name)
+        if pool is None or not pool.nvidia:
+            yield r.NODE_POOL.problem(path, f"node pool {name!r} {'does not exist' if pool is None else 'has no NVIDIA GPUs'}")
+        elif name in plugin_pools:
+            if pool.ami_family == "bottlerocket":
+                why = "Bottlerocket's NVIDIA variants run their own device plugin; use an al2023 pool for DRA"
+            else:
+                why = f'the GPU Operator deploys its device plugin there; add labels: {{{DEVICE_PLUGIN_LABEL}: "false"}} to the pool'
+            yield r.DEVICE_PLUGIN.problem(path, f"pool {name!r} would offer its GPUs both as nvidia.com/gpu and through DRA: {why}")
+
+
+def _check_driver(spec: Any, config: Config) -> Iterator[Problem]:
+    if config.feature_gates and driver_mode(spec, config) == "gpuOperator":
+        yield r.DRIVER_ONCE.problem(("dra", "featureGates"), "the GPU Operator runs the DRA driver: set its gates in compute.gpuOperator.valuesOverrides.draDriver.featureGates")
+    if config.driver is None:
+        return
+    gpu_cluster = operator_gpu_cluster(spec)
+    if config.driver == "standalone" and gpu_cluster:
+        yield r.DRIVER_ONCE.problem(("dra", "driver"), "the GPU Operator already runs the DRA driver (compute.gpuOperator.gpuCluster: true); a second install from the standalone chart conflicts")
+    if config.driver == "gpuOperator" and not gpu_cluster:
+        yield r.DRIVER_ONCE.problem(("dra", "driver"), "the GPU Operator is not in GPUCluster mode (compute.gpuOperator.gpuCluster), so nothing would install the DRA driver")
+
+
+def _check_cel(path: tuple, expression: str) -> Iterator[Problem]:
+    for message in dev.cel_problems(expression):
+        yield r.CEL_ATTRIBUTE.problem(path, message)
+
+
+def _alternatives(template: ClaimTemplate, base: tuple) -> Iterator[tuple[tuple, DeviceRequest]]:
+    for j, request in enumerate(template.requests):
+        if request.exactly is not None:
+            yield base + ("requests", j, "exactly"), request.exactly
+        for k, sub in enumerate(request.first_available):
+            yield base + ("requests", j, "firstAvailable", k), sub
+
+
+def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Config, pools: dict[str, PoolFacts], classes: set[str]) -> Iterator[Problem]:
+    gpus = {(t.gpu.name, t.gpu.memory_mib) for name in config.node_pools if name in pools for t in pools[name].instance_types if t.gpu}
+    for path, request in _alternatives(template, base):
+        if request.device_class_name not in classes:
+            yield r.DEVICE_CLASS.problem(path + ("deviceClassName",), f"no DeviceClass {request.device_class_name!r}: the driver installs {', '.join(sorted(dev.DRIVER_CLASSES))}")
+        if request.allocation_mode == "All" and request.count is not None:
+            yield r.REQUEST_SHAPE.problem(path + ("count",), "count is only for allocationMode ExactCount; All takes every matching device")
+        for k, expression in enumerate(request.selectors):
+            yield from _check_cel(path + ("selectors", k), expression)
+            yield from _check_mig(path, k, request, dev.mig_profiles(expression), gpus)
+    names = {q.name for q in template.requests}
+    for i, constraint in enumerate(template.constraints):
+        where = base + ("constraints", i)
+        domain, _, name = constraint.match_attribute.partition("/")
+        if not name or "." not in domain:
+            yield r.MATCH_ATTRIBUTE.problem(where + ("matchAttribute",), f"{constraint.match_attribute!r} is not qualified; write <domain>/<name>, e.g. {dev.GPU_DOMAIN}/parentUUID")
+        elif name not in dev.ATTRIBUTES.get(domain, ()):
+            yield r.MATCH_ATTRIBUTE.problem(where + ("matchAttribute",), f"{domain} publishes no attribute {name!r}")
+        yield from _unknown_requests(where, constraint.requests, names)
+    if template.sharing is not None:
+        yield from _check_sharing(base, template, spec, config, names)
+
+
+def _unknown_requests(where: tuple, requested: tuple[str, ...], names: set[str]) -> Iterator[Problem]:
+    for k, name in enumerate(requested):
+        if name not in names:
+            yield r.REQUEST_SHAPE.problem(where + ("requests", k), f"the claim has no request {name!r} (it has {', '.join(sorted(names))})")
+
+
+def _check_mig(path: tuple, k: int, request: DeviceRequest, profiles: list[str], gpus: set[tuple[str, int]]) -> Iterator[Problem]:
+    where = path + ("selectors", k)
+    for profile in profiles:
+        if request.device_class_name == dev.GPU_CLASS:
+            yield r.MIG_PROFILE.problem(path + ("deviceClassName",), f"only MIG devices publish a profile; request {profile} instances from {dev.MIG_CLASS}")
+        if not dev.MIG_PROFILE.match(profile):
+            yield r.MIG_PROFILE.problem(where, f"{profile!r} is not a MIG profile name: <compute slices>g.<memory>gb, e.g. 3g.40gb, which is ONE instance")
+            continue
+        for name, memory in sorted(gpus):
+            offered = dev.MIG_PROFILES.get((name, memory))
+            if name in dev.NO_MIG:
+                yield r.MIG_PROFILE.problem(where, f"{name} GPUs of the DRA pools do not support MIG")
+            elif offered is not None and profile not in offered:
+                yield r.MIG_PROFILE.problem(where, f"{name} ({memory} MiB) has no {profile} instance; its profiles are {', '.join(offered)} (each names one instance)")
+
+
+def _check_sharing(base: tuple, template: ClaimTemplate, spec: Any, config: Config, names: set[str]) -> Iterator[Problem]:
+    sharing = template.sharing
+    where = base + ("sharing",)
+    yield from _unknown_requests(where, sharing.requests, names)
+    gate = dev.SHARING_GATES[sharing.strategy]
+    gates, where_gates = driver_feature_gates(spec, config)
+    if not gates.get(gate):
+        yield r.SHARING_GATE.problem(where + ("strategy",), f"{sharing.strategy} sharing needs the driver feature gate {gate}: true ({where_gates})")
+    if sharing.strategy == "MPS" and sharing.interval is not None:
+        yield r.REQUEST_SHAPE.problem(where + ("interval",), "interval configures TimeSlicing, not MPS")
+    if sharing.strategy == "TimeSlicing" and (sharing.active_thread_percentage or sharing.pinned_device_memory_limit):
+        yield r.REQUEST_SHAPE.problem(where, "activeThreadPercentage and pinnedDeviceMemoryLimit configure MPS, not TimeSlicing")
+
+
+def _check_workload(base: tuple, workload: Workload, spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:
+    namespace = team_namespace(spec, workload.team)
+    if workload.team not in {t.name for t in spec.teams}:
+        yield r.CLAIM_REFERENCE.problem(base + ("team",), f"team {workload.team!r} is not in teams, so no namespace of it holds claim templates")
+    templates = {t.name: t for t in config.claim_templates}
+    domains = {d.name: d for d in config.compute_domains}
+    gpus_claimed = 0
+    for j, ref in enumerate(workload.claims):
+        where = base + ("claims", j)
+        if ref.template:
+            template = templates.get(ref.template)
+            if template is None:
+                yield r.CLAIM_REFERENCE.problem(where + ("template",), f"no claim template {ref.template!r} in dra.claimTemplates")
+                continue
+            if namespace not in template_namespaces(spec, template):
+                yield r.CLAIM_REFERENCE.problem(where + ("template",), f"template {ref.template!r} is not created in namespace {namespace}; add team {workload.team!r} to its teams")
+            gpus_claimed += _exact_gpus(template)
+            if template.shared and template.sharing is not None:
+                others = sorted(w.name for w in config.workloads if w is not workload and w.team == workload.team and any(c.template == template.name for c in w.claims))
+                if others or workload.replicas > 1:
+                    with_whom = f"workloads {', '.join([workload.name, *others])}" if others else f"the {workload.replicas} replicas of {workload.name}"
+                    yield r.SHARING_ISOLATION.problem(where + ("template",), f"{with_whom} share the GPUs of claim {template.name!r} through {template.sharing.strategy}: no memory protection or fault isolation between them")
+        else:
+            domain = domains.get(ref.compute_domain)
+            if domain is None or team_namespace(spec, domain.team) != namespace:
+                yield r.CLAIM_REFERENCE.problem(where + ("computeDomain",), f"no ComputeDomain {ref.compute_domain!r} in namespace {namespace}")
+    yield from _check_placement(base, workload.node_pool, gpus_claimed, config, pools)
+
+
+def _exact_gpus(template: ClaimTemplate) -> int:
+    """Whole GPUs a claim needs on one node, as far as the spec says (ExactCount of gpu.nvidia.com)."""
+    total = 0
+    for request in template.requests:
+        if request.exactly and request.exactly.device_class_name == dev.GPU_CLASS and request.exactly.allocation_mode == "ExactCount":
+            total += request.exactly.count or 1
+    return total
+
+
+def _check_placement(base: tuple, pool_name: str | None, gpus: int, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:
+    if pool_name is None:
+        yield r.KARPENTER_CLAIMS.problem(base, "this pod asks for GPUs only through ResourceClaims, which Karpenter 1.14 ignores: set nodePool so it lands on GPU capacity")
+        return
+    pool = pools.get(pool_name)
+    if pool is None or pool_name not in config.node_pools:
+        yield r.NODE_POOL.problem(base + ("nodePool",), f"node pool {pool_name!r} is not one of dra.nodePools")
+        return
+    if pool.pool.replicas is not None:
+        return  # static capacity: nodes exist before the pod
+    small = sorted(t.name for t in pool.instance_types if t.gpu and t.gpu.count < gpus)
+    if small:
+        yield r.KARPENTER_CLAIMS.problem(base + ("nodePool",), f"the pod claims {gpus} GPUs on one node, but Karpenter 1.14 ignores claims and may launch {', '.join(small[:3])} with fewer; narrow the pool's instance types or make it static")
+
+
+def _check_smoke_test(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:
+    test = config.smoke_test
+    if test.enabled and test.node_pool is not None and test.node_pool not in config.node_pools:
+        yield r.NODE_POOL.problem(("dra", "smokeTest", "nodePool"), f"node pool {test.node_pool!r} is not one of dra.nodePools")

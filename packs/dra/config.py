@@ -1,0 +1,139 @@
+"""The ``dra`` section of the Platform spec: which node pools hand out NVIDIA GPUs through
+Dynamic Resource Allocation, how the NVIDIA DRA driver is installed, the claim templates
+teams use (the resource.k8s.io/v1 request shape), workloads and a smoke test."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from strata.spec.base import DnsLabel, NonNegativeInt, PositiveInt, Quantity, StrictModel
+
+# DeviceClass names are DNS subdomains (gpu.nvidia.com, h100.gpu.example.com).
+DnsSubdomain = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", max_length=253)]
+Cel = Annotated[str, Field(min_length=1, max_length=10240)]
+
+
+class DeviceRequest(StrictModel):
+    """One way to satisfy a request: ``exactly`` or an entry of ``firstAvailable``."""
+
+    device_class_name: Annotated[str, Field(min_length=1)]  # checked by dra/device-class
+    selectors: tuple[Cel, ...] = ()  # CEL expressions over device.attributes / device.capacity
+    allocation_mode: Literal["ExactCount", "All"] = "ExactCount"
+    count: PositiveInt | None = None  # ExactCount only; Kubernetes defaults it to 1
+
+
+class Subrequest(DeviceRequest):
+    name: DnsLabel
+
+
+class Request(StrictModel):
+    name: DnsLabel
+    exactly: DeviceRequest | None = None
+    first_available: tuple[Subrequest, ...] = ()  # alternatives, best first (at most 8)
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> "Request":
+        if (self.exactly is None) == (not self.first_available):
+            raise ValueError("set exactly one of exactly and firstAvailable")
+        if len(self.first_available) > 8:
+            raise ValueError("firstAvailable takes at most 8 alternatives")
+        return self
+
+
+class Constraint(StrictModel):
+    requests: tuple[DnsLabel, ...] = ()  # empty: every request of the claim
+    match_attribute: str  # a qualified attribute, e.g. gpu.nvidia.com/parentUUID
+
+
+class Sharing(StrictModel):
+    """GPU sharing inside one claim (GpuConfig); needs the driver's feature gate."""
+
+    strategy: Literal["MPS", "TimeSlicing"]
+    requests: tuple[DnsLabel, ...] = ()  # empty: every request of the claim
+    interval: Literal["Default", "Short", "Medium", "Long"] | None = None  # TimeSlicing
+    active_thread_percentage: Annotated[int, Field(ge=1, le=100)] | None = None  # MPS
+    pinned_device_memory_limit: Quantity | None = None  # MPS
+
+
+class ClaimTemplate(StrictModel):
+    name: DnsLabel
+    teams: tuple[DnsLabel, ...] = ()  # the namespaces it is created in; empty: every team
+    # shared: one ResourceClaim per namespace that every referencing pod shares, instead of
+    # a ResourceClaimTemplate from which each pod gets its own claim.
+    shared: bool = False
+    requests: Annotated[tuple[Request, ...], Field(min_length=1, max_length=32)]
+    constraints: tuple[Constraint, ...] = ()
+    sharing: Sharing | None = None
+
+
+class DeviceClass(StrictModel):
+    name: DnsSubdomain
+    selectors: Annotated[tuple[Cel, ...], Field(min_length=1)]
+
+
+class ComputeDomain(StrictModel):
+    """A multi-node NVLink (IMEX) domain; pods join it through its channel claim template."""
+
+    name: DnsLabel
+    team: DnsLabel
+    node_pool: DnsLabel
+    num_nodes: NonNegativeInt = 0  # 0 is recommended with IMEXDaemonsWithDNSNames (on in 0.4)
+    allocation_mode: Literal["Single", "All"] = "Single"
+
+
+class ClaimRef(StrictModel):
+    name: DnsLabel  # the pod's name for the claim (resources.claims[].name)
+    template: DnsLabel | None = None  # a claim template of this section
+    compute_domain: DnsLabel | None = None  # the channel of a ComputeDomain
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "ClaimRef":
+        if (self.template is None) == (self.compute_domain is None):
+            raise ValueError("set exactly one of template and computeDomain")
+        return self
+
+
+class VolumeMount(StrictModel):
+    claim: DnsLabel  # a PVC in the workload's namespace (storage.claims)
+    mount_path: Annotated[str, Field(pattern=r"^/")]
+    read_only: bool = False
+
+
+class Workload(StrictModel):
+    name: DnsLabel
+    kind: Literal["Job", "Deployment"] = "Job"
+    team: DnsLabel
+    # Karpenter 1.14 ignores ResourceClaims when it picks nodes: the pool pins the pod to
+    # GPU capacity (node selector and tolerations of exactly that pool).
+    node_pool: DnsLabel | None = None
+    image: str
+    command: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    replicas: PositiveInt = 1  # Deployment replicas, or Job parallelism and completions
+    cpu: Quantity = "1"
+    memory: Quantity = "4Gi"
+    claims: Annotated[tuple[ClaimRef, ...], Field(min_length=1)]
+    volumes: tuple[VolumeMount, ...] = ()
+
+
+class SmokeTest(StrictModel):
+    enabled: bool = False
+    node_pool: DnsLabel | None = None  # defaults to the first DRA pool
+    namespace: DnsLabel = "dra-smoke-test"
+    image: str = "nvcr.io/nvidia/cuda:12.9.0-base-ubuntu24.04"
+
+
+class Config(StrictModel):
+    # Node pools whose NVIDIA GPUs are allocated through DRA (no device plugin there).
+    node_pools: Annotated[tuple[DnsLabel, ...], Field(min_length=1)]
+    # Who installs the NVIDIA DRA driver: the standalone chart, or the GPU Operator in
+    # GPUCluster mode (compute.gpuOperator.gpuCluster). Default: follow the compute section.
+    driver: Literal["standalone", "gpuOperator"] | None = None
+    feature_gates: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9]+$")], bool] = {}  # standalone driver gates
+    device_classes: tuple[DeviceClass, ...] = ()
+    claim_templates: tuple[ClaimTemplate, ...] = ()
+    compute_domains: tuple[ComputeDomain, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    smoke_test: SmokeTest = SmokeTest()

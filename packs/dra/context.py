@@ -1,0 +1,183 @@
+"""Everything the dra templates print, computed here so the templates stay plain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from strata.spec.pools import PoolFacts, all_facts
+
+from . import devices as dev
+from .config import ClaimRef, ClaimTemplate, Config, DeviceRequest, Sharing, Workload
+from .platform import compute_section, driver_mode, team_namespace, template_namespaces
+
+DRIVER_NAMESPACE = "nvidia-dra-driver-gpu"
+SMOKE_TEMPLATE = "single-gpu"
+# Non-root identity of the pods strata writes (Pod Security "restricted" in team namespaces).
+POD_USER = 1000
+POD_GROUP = 1000
+CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+def context(spec: Any, config: Config) -> dict[str, Any]:
+    pools = all_facts(spec)
+    dra_pools = [pools[n] for n in config.node_pools if n in pools]
+    templates = [t for t in config.claim_templates if not t.shared]
+    shared = [t for t in config.claim_templates if t.shared]
+    smoke_pool = pools.get(config.smoke_test.node_pool or config.node_pools[0])
+    return {
+        "api_version": dev.api_version(spec.cluster.kubernetes_version),
+        "standalone_driver": driver_mode(spec, config) == "standalone",
+        "driver": _driver_values(spec, config, dra_pools),
+        "device_classes": [{"name": c.name, "selectors": _selectors(c.selectors)} for c in config.device_classes],
+        "claim_templates": [_claim(spec, t, ns) for t in templates for ns in template_namespaces(spec, t)],
+        "shared_claims": [_claim(spec, t, ns) for t in shared for ns in template_namespaces(spec, t)],
+        "compute_domains": [_compute_domain(spec, d) for d in config.compute_domains],
+        "workloads": [_workload(spec, config, w, pools) for w in config.workloads],
+        "smoke_test": _smoke_test(config, smoke_pool) if config.smoke_test.enabled and smoke_pool else None,
+    }
+
+
+def _driver_values(spec: Any, config: Config, dra_pools: list[PoolFacts]) -> dict[str, Any]:
+    compute = compute_section(spec)
+    operator_driver = compute is not None and compute.gpu_operator.enabled and compute.gpu_operator.driver == "operator"
+    tolerations: list[dict[str, Any]] = []
+    for f in dra_pools:
+        tolerations += [t for t in f.tolerations if t not in tolerations]
+    return {
+        # "/" for the driver the EKS NVIDIA AMIs install on the host; the GPU Operator's
+        # driver container mounts it under /run/nvidia/driver instead.
+        "driver_root": "/run/nvidia/driver" if operator_driver else "/",
+        "compute_domains": bool(config.compute_domains),
+        "feature_gates": dict(sorted(config.feature_gates.items())),
+        "tolerations": tolerations,
+        "node_pools": [f.pool.name for f in dra_pools],
+    }
+
+
+def _selectors(expressions: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [{"cel": {"expression": e}} for e in expressions]
+
+
+def _device(request: DeviceRequest) -> dict[str, Any]:
+    out: dict[str, Any] = {"deviceClassName": request.device_class_name}
+    if request.selectors:
+        out["selectors"] = _selectors(request.selectors)
+    out["allocationMode"] = request.allocation_mode
+    if request.allocation_mode == "ExactCount":
+        out["count"] = request.count or 1
+    return out
+
+
+def _sharing(sharing: Sharing) -> dict[str, Any]:
+    if sharing.strategy == "MPS":
+        mps = {"defaultActiveThreadPercentage": sharing.active_thread_percentage,
+               "defaultPinnedDeviceMemoryLimit": sharing.pinned_device_memory_limit}
+        settings = {"mpsConfig": {k: v for k, v in mps.items() if v is not None}}
+    else:
+        settings = {"timeSlicingConfig": {"interval": sharing.interval}} if sharing.interval else {}
+    config: dict[str, Any] = {"opaque": {"driver": dev.GPU_DOMAIN, "parameters": {
+        "apiVersion": "resource.nvidia.com/v1beta1", "kind": "GpuConfig",
+        "sharing": {"strategy": sharing.strategy, **{k: v for k, v in settings.items() if v}},
+    }}}
+    if sharing.requests:
+        config = {"requests": list(sharing.requests), **config}
+    return config
+
+
+def claim_spec(template: ClaimTemplate) -> dict[str, Any]:
+    """The ResourceClaimSpec (resource.k8s.io/v1 shape: requests[].exactly or firstAvailable)."""
+    requests = []
+    for request in template.requests:
+        if request.exactly is not None:
+            requests.append({"name": request.name, "exactly": _device(request.exactly)})
+        else:
+            requests.append({"name": request.name, "firstAvailable": [{"name": s.name, **_device(s)} for s in request.first_available]})
+    devices: dict[str, Any] = {"requests": requests}
+    if template.constraints:
+        devices["constraints"] = [
+            {**({"requests": list(c.requests)} if c.requests else {}), "matchAttribute": c.match_attribute}
+            for c in template.constraints
+        ]
+    if template.sharing is not None:
+        devices["config"] = [_sharing(template.sharing)]
+    return {"devices": devices}
+
+
+def _claim(spec: Any, template: ClaimTemplate, namespace: str) -> dict[str, Any]:
+    return {"name": template.name, "namespace": namespace, "spec": claim_spec(template)}
+
+
+def _compute_domain(spec: Any, domain: Any) -> dict[str, Any]:
+    return {
+        "name": domain.name,
+        "namespace": team_namespace(spec, domain.team),
+        # Both CRD copies accept it; the GPU Operator's requires it.
+        "num_nodes": domain.num_nodes,
+        "allocation_mode": domain.allocation_mode,
+        "channel_template": channel_template(domain.name),
+    }
+
+
+def channel_template(domain: str) -> str:
+    """The ResourceClaimTemplate the DRA driver creates for a ComputeDomain's IMEX channel."""
+    return f"{domain}-channel"
+
+
+def _pod_claim(ref: ClaimRef, shared: set[str]) -> dict[str, str]:
+    if ref.compute_domain:
+        return {"name": ref.name, "resourceClaimTemplateName": channel_template(ref.compute_domain)}
+    key = "resourceClaimName" if ref.template in shared else "resourceClaimTemplateName"
+    return {"name": ref.name, key: ref.template}
+
+
+def _workload(spec: Any, config: Config, workload: Workload, pools: dict[str, PoolFacts]) -> dict[str, Any]:
+    shared = {t.name for t in config.claim_templates if t.shared}
+    pool = pools[workload.node_pool] if workload.node_pool else None
+    container: dict[str, Any] = {"name": "main", "image": workload.image}
+    if workload.command:
+        container["command"] = list(workload.command)
+    if workload.args:
+        container["args"] = list(workload.args)
+    container["resources"] = {
+        "requests": {"cpu": workload.cpu, "memory": workload.memory},
+        "limits": {"memory": workload.memory},
+        "claims": [{"name": ref.name} for ref in workload.claims],
+    }
+    if workload.volumes:
+        container["volumeMounts"] = [
+            {"name": v.claim, "mountPath": v.mount_path, **({"readOnly": True} if v.read_only else {})} for v in workload.volumes
+        ]
+    container["securityContext"] = CONTAINER_SECURITY
+    pod: dict[str, Any] = {"restartPolicy": "Never"} if workload.kind == "Job" else {}
+    if pool is not None:
+        pod["nodeSelector"] = pool.node_selector
+        if pool.tolerations:
+            pod["tolerations"] = pool.tolerations
+    pod["securityContext"] = _pod_security(fs_group=bool(workload.volumes))
+    pod["resourceClaims"] = [_pod_claim(ref, shared) for ref in workload.claims]
+    pod["containers"] = [container]
+    if workload.volumes:
+        pod["volumes"] = [{"name": v.claim, "persistentVolumeClaim": {"claimName": v.claim}} for v in workload.volumes]
+    return {"name": workload.name, "namespace": team_namespace(spec, workload.team), "kind": workload.kind,
+            "replicas": workload.replicas, "pod": pod}
+
+
+def _pod_security(fs_group: bool) -> dict[str, Any]:
+    security: dict[str, Any] = {"runAsNonRoot": True, "runAsUser": POD_USER, "runAsGroup": POD_GROUP}
+    if fs_group:
+        security["fsGroup"] = POD_GROUP
+    security["seccompProfile"] = {"type": "RuntimeDefault"}
+    return security
+
+
+def _smoke_test(config: Config, pool: PoolFacts) -> dict[str, Any]:
+    test = config.smoke_test
+    return {
+        "namespace": test.namespace,
+        "template": SMOKE_TEMPLATE,
+        "node_selector": pool.node_selector,
+        "tolerations": pool.tolerations,
+        "image": test.image,
+        "pod_security": _pod_security(fs_group=False),
+        "container_security": CONTAINER_SECURITY,
+    }
