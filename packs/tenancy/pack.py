@@ -1,7 +1,6 @@
-"""The tenancy pack (in development: renders nothing yet)."""
+"""The tenancy pack: one isolated namespace per team of the core ``teams:`` list."""
 
-from strata.spec.base import StrictModel
+from .config import Config
+from .context import context
 
-
-class Config(StrictModel):
-    pass
+__all__ = ["Config", "context"]
