@@ -6,7 +6,7 @@ REFERENCE ?= ../shared/reference
 export STRATA_SCHEMA_STORE ?= $(CURDIR)/.tools/schemas
 # The CRD sets the built-in packs' output needs (pack.yaml `crds`). The DRA driver ships its
 # own copy of the ComputeDomain CRD; the GPU Operator's copy is the one imported here.
-CRD_SETS := karpenter-1.14.1 gpu-operator-26.7.0
+CRD_SETS := karpenter-1.14.1 gpu-operator-26.7.0 argo-workflows-4.1.2 kuberay-1.7.0
 
 .PHONY: demo test install tools schemas clean
 
