@@ -31,13 +31,42 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
     parts = active(config)
     pools = all_facts(spec)
     teams = team_namespaces(spec)
+    quotas = {t.name: t.quota for t in spec.teams if t.quota is not None}
     env = spec.cluster.environment
     if "jupyterhub" in parts:
         yield from _check_hub(parts["jupyterhub"], pools, env)
     if "argo_workflows" in parts:
         yield from _check_argo(parts["argo_workflows"], pools, teams, env)
+        yield from _check_dataflow_quota(parts["argo_workflows"].dataflow, quotas)
     if "kuberay" in parts:
         yield from _check_ray(parts["kuberay"], pools, teams)
+        yield from _check_ray_quota(parts["kuberay"], quotas)
+
+
+def _check_quota(path: tuple, quota: Any, cpu: float, memory: float, gpus: int, what: str) -> Iterator[Problem]:
+    if quota is None:
+        return
+    for name, wanted, allowed, shown in (("cpu", cpu, quantity(quota.cpu), quota.cpu),
+                                         ("memory", memory, quantity(quota.memory), quota.memory),
+                                         ("gpus", gpus, quota.gpus, quota.gpus)):
+        if wanted > allowed:
+            yield r.EXCEEDS_TEAM_QUOTA.problem(path, f"{what} requests more {name} than the team's quota of {shown}")
+
+
+def _check_ray_quota(ray: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
+    for i, c in enumerate(ray.clusters):
+        quota = quotas.get(c.team)
+        path = JARK + ("kuberay", "clusters", i)
+        yield from _check_quota(path + ("head",), quota, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
+        for j, g in enumerate(c.worker_groups):
+            yield from _check_quota(path + ("workerGroups", j), quota, quantity(g.cpu), quantity(g.memory), g.gpus, f"a worker of group {g.name!r}")
+
+
+def _check_dataflow_quota(flow: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
+    if flow is not None:
+        res = flow.resources
+        yield from _check_quota(JARK + ("argoWorkflows", "dataflow", "trainGpus"), quotas.get(flow.team),
+                                quantity(res.cpu), quantity(res.memory), flow.train_gpus, "the dataflow's train step")
 
 
 # --- shared -----------------------------------------------------------------------------

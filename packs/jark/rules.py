@@ -119,11 +119,16 @@ RAY_REPLICAS = Rule(
     "a worker group with minReplicas above maxReplicas is rejected by the operator",
     "make minReplicas <= maxReplicas",
 )
+EXCEEDS_TEAM_QUOTA = Rule(
+    "jark/exceeds-team-quota",
+    "one Pod of the workload requests more than its team's whole ResourceQuota, so the API server never admits it",
+    "shrink the Pod or raise teams[].quota",
+)
 
 RULES = (
     GPU_NOT_SCHEDULABLE, TAINT_NOT_TOLERATED, REQUEST_EXCEEDS_POOL, GPU_IMAGE_WITHOUT_CUDA, UNPINNED_IMAGE,
     PVC_CROSS_NAMESPACE, NO_ALLOW_RULE, DUMMY_AUTHENTICATOR, OAUTH_SETTINGS, UNSTABLE_USERNAME_CLAIM,
     SECRET_IN_VALUES, DEPRECATED_CHART_VALUE, GPUS_FOR_EVERY_USER, TWO_LOAD_BALANCERS, ARGO_AUTH_MODE,
     ARGO_STATIC_CREDENTIALS, WORKFLOW_IDENTITY, UNKNOWN_REFERENCE, RAY_HEAD_TAKES_WORK, RAY_START_PARAMS,
-    RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS,
+    RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA,
 )

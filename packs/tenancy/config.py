@@ -32,7 +32,9 @@ class DefaultRequests(StrictModel):
 
 
 class Egress(StrictModel):
-    # Isolate egress: DNS to kube-system, the team's own namespace and `cidrs` only.
+    # Isolate egress: DNS to kube-system, the team's own namespace and `cidrs` only. The
+    # default range keeps the internet, AWS APIs and the Kubernetes API reachable and only
+    # blocks instance metadata; narrow it (VPC endpoints, the API server) to restrict more.
     restrict: bool = True
     cidrs: tuple[Cidr, ...] = ("0.0.0.0/0",)
     # Keep Pods away from the node's instance metadata (and so the node role's credentials);
@@ -47,7 +49,8 @@ class Config(StrictModel):
     ingress_namespaces: tuple[DnsLabel, ...] = ("ingress-nginx",)
     monitoring_namespaces: tuple[DnsLabel, ...] = ("monitoring",)
     # Address ranges that may reach team Pods too: an AWS ALB in `ip` target mode sends
-    # traffic from its own ENIs in the VPC, not from a namespace.
+    # traffic from its own ENIs, not from a namespace. List the ALB's subnets only: Pods get
+    # VPC addresses too, so the whole VPC would let every Pod in.
     ingress_cidrs: tuple[Cidr, ...] = ()
     default_requests: DefaultRequests = DefaultRequests()
     team_role: Literal["admin", "edit", "view"] = "edit"  # the ClusterRole the team's groups get
