@@ -4,9 +4,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 REFERENCE ?= ../shared/reference
 export STRATA_SCHEMA_STORE ?= $(CURDIR)/.tools/schemas
-# The CRD sets the built-in packs' output needs (pack.yaml `crds`). The DRA driver ships its
-# own copy of the ComputeDomain CRD; the GPU Operator's copy is the one imported here.
-CRD_SETS := karpenter-1.14.1 gpu-operator-26.7.0 prometheus-operator-0.93.0
 
 .PHONY: demo test install tools schemas clean
 
@@ -28,7 +25,7 @@ tools:
 	scripts/install-tools.sh
 
 schemas: install
-	$(BIN)/strata schemas import $(addprefix $(REFERENCE)/crds/,$(CRD_SETS))
+	$(BIN)/strata schemas import --pack-crds $(REFERENCE)/crds   # the CRD sets the packs declare
 
 clean:
 	rm -rf $(VENV) out

@@ -17,7 +17,7 @@ from reference import REPO_ROOT, reference_dir  # noqa: E402
 
 from strata import tools  # noqa: E402
 from strata.errors import ToolMissing  # noqa: E402
-from strata.packs.loader import discover  # noqa: E402
+from strata.cli.commands import pack_crd_sets  # noqa: E402
 from strata.validate.schema_store import import_crds  # noqa: E402
 
 VALUES = REPO_ROOT / "values"
@@ -36,10 +36,8 @@ def require_tool(name: str) -> None:
 @pytest.fixture(scope="session")
 def schema_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Schemas for every CRD set a pack declares, imported from the reference CRDs."""
-    crds = reference_dir() / "crds"
     store = tmp_path_factory.mktemp("schemas")
-    sets = sorted({s for pack in discover() for s in pack.manifest.crds})
-    import_crds([crds / s for s in sets], store)
+    import_crds(pack_crd_sets(reference_dir() / "crds"), store)
     return store
 
 

@@ -115,7 +115,7 @@ nodePools:
     labels: {nvidia.com/gpu.deploy.device-plugin: "false"}
     taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
     limits: {gpus: 72}
-teams: [{name: ml}]
+teams: [{name: ml, groups: [ml-engineers]}]
 dra:
   nodePools: [gb200]
   computeDomains:

@@ -1,7 +1,10 @@
-"""The jark pack (in development: renders nothing yet)."""
+"""The jark pack: JupyterHub, Argo Workflows and KubeRay wired to GPU node pools, identity and teams."""
 
-from strata.spec.base import StrictModel
+from . import rules
+from .checks import check
+from .config import Config
+from .context import context
 
+RULES = rules.RULES
 
-class Config(StrictModel):
-    pass
+__all__ = ["Config", "check", "context", "RULES"]

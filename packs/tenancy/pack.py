@@ -1,7 +1,10 @@
-"""The tenancy pack (in development: renders nothing yet)."""
+"""The tenancy pack: one isolated namespace per team of the core ``teams:`` list."""
 
-from strata.spec.base import StrictModel
+from . import rules
+from .checks import check
+from .config import Config
+from .context import context
 
+RULES = rules.RULES
 
-class Config(StrictModel):
-    pass
+__all__ = ["Config", "check", "context", "RULES"]

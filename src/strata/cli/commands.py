@@ -235,13 +235,27 @@ def schemas() -> None:
 
 
 @schemas.command("import")
-@click.argument("sources", nargs=-1, required=True)
+@click.argument("sources", nargs=-1)
+@click.option("--pack-crds", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A directory of CRD sets (<set>/*.yaml): import the sets the installed packs declare.")
 @store_option
-def schemas_import(sources: tuple[str, ...], schema_store: Path | None) -> None:
+def schemas_import(sources: tuple[str, ...], pack_crds: Path | None, schema_store: Path | None) -> None:
     """Convert CustomResourceDefinitions (files, directories or -) into the schema store."""
     store = schema_store or schema_store_default()
+    if not sources and pack_crds is None:
+        raise UsageError("give CRD files or directories, '-', or --pack-crds DIR")
     for source in sources:
         if source != "-" and not Path(source).exists():
             raise UsageError(f"{source}: no such file or directory")
-    written = store_lib.import_crds(sources, store, stdin=sys.stdin)
+    chosen = [*sources, *(pack_crd_sets(pack_crds) if pack_crds else [])]
+    written = store_lib.import_crds(chosen, store, stdin=sys.stdin)
     click.echo(f"{store}: {len(written)} schema(s) written", err=True)
+
+
+def pack_crd_sets(directory: Path) -> list[Path]:
+    """The CRD set directories (pack.yaml `crds`) of every installed pack."""
+    sets = sorted({s for pack in discover() for s in pack.manifest.crds})
+    missing = [s for s in sets if not (directory / s).is_dir()]
+    if missing:
+        raise UsageError(f"{directory} lacks the CRD sets {', '.join(missing)}")
+    return [directory / s for s in sets]

@@ -1,0 +1,318 @@
+"""Policy checks of the jark pack. Each yields problems at the spec path of the offending value."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from strata.problems import Problem
+from strata.spec.pools import PoolFacts, all_facts
+
+from . import images, rules as r
+from .config import Config, Placement
+from .context import HUB_NAMESPACE, active, team_namespaces
+from .resources import fit_problem, gpu_problem, hub_bytes, quantity, toleration_dicts
+
+JARK = ("jark",)
+UNSTABLE_CLAIMS = {"name", "given_name", "family_name", "nickname", "display_name", "middle_name"}
+RAY_RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
+# Secret-bearing value names (lower case, without _ and -) and environment variable names.
+SECRET_KEYS = {"clientsecret", "password", "secrettoken", "cookiesecret", "apitoken", "token", "secretkey",
+               "accesskey", "privatekey", "secretaccesskey", "sessiontoken", "keys"}
+SECRET_ENV = re.compile(r"(SECRET|PASSWORD|TOKEN|PRIVATE_KEY|ACCESS_KEY)", re.I)
+HUB_TOP_LEVEL = {"enabled", "fullnameOverride", "nameOverride", "imagePullSecret", "imagePullSecrets", "hub", "proxy",
+                 "singleuser", "scheduling", "ingress", "httpRoute", "prePuller", "custom", "cull", "debug", "rbac", "global"}
+OAUTHENTICATOR_RENAMED = {"username_key": "username_claim", "extra_params": "token_params",
+                          "tls_verify": "validate_server_cert", "claim_groups_key": "auth_state_groups_key"}
+PROXY_HTTPS_TYPES = {None, "", "letsencrypt", "manual", "offload", "secret"}
+
+
+def check(spec: Any, config: Config) -> Iterator[Problem]:
+    parts = active(config)
+    pools = all_facts(spec)
+    teams = team_namespaces(spec)
+    quotas = {t.name: t.quota for t in spec.teams if t.quota is not None}
+    env = spec.cluster.environment
+    if "jupyterhub" in parts:
+        yield from _check_hub(parts["jupyterhub"], pools, env)
+    if "argo_workflows" in parts:
+        yield from _check_argo(parts["argo_workflows"], pools, teams, env)
+        yield from _check_dataflow_quota(parts["argo_workflows"].dataflow, quotas)
+    if "kuberay" in parts:
+        yield from _check_ray(parts["kuberay"], pools, teams)
+        yield from _check_ray_quota(parts["kuberay"], quotas)
+
+
+def _check_quota(path: tuple, quota: Any, cpu: float, memory: float, gpus: int, what: str) -> Iterator[Problem]:
+    if quota is None:
+        return
+    for name, wanted, allowed, shown in (("cpu", cpu, quantity(quota.cpu), quota.cpu),
+                                         ("memory", memory, quantity(quota.memory), quota.memory),
+                                         ("gpus", gpus, quota.gpus, quota.gpus)):
+        if wanted > allowed:
+            yield r.EXCEEDS_TEAM_QUOTA.problem(path, f"{what} requests more {name} than the team's quota of {shown}")
+
+
+def _check_ray_quota(ray: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
+    for i, c in enumerate(ray.clusters):
+        quota = quotas.get(c.team)
+        path = JARK + ("kuberay", "clusters", i)
+        yield from _check_quota(path + ("head",), quota, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
+        for j, g in enumerate(c.worker_groups):
+            yield from _check_quota(path + ("workerGroups", j), quota, quantity(g.cpu), quantity(g.memory), g.gpus, f"a worker of group {g.name!r}")
+
+
+def _check_dataflow_quota(flow: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
+    if flow is not None:
+        res = flow.resources
+        yield from _check_quota(JARK + ("argoWorkflows", "dataflow", "trainGpus"), quotas.get(flow.team),
+                                quantity(res.cpu), quantity(res.memory), flow.train_gpus, "the dataflow's train step")
+
+
+# --- shared -----------------------------------------------------------------------------
+
+def _check_image(path: tuple, image: str | None) -> Iterator[Problem]:
+    if image is not None and (why := images.unpinned(image)):
+        yield r.UNPINNED_IMAGE.problem(path, f"image {image!r} {why}")
+
+
+def _check_placement(path: tuple, placement: Placement, pools: dict[str, PoolFacts], cpu: float, memory: float,
+                     gpus: int, what: str) -> Iterator[Problem]:
+    """GPUs, size and tolerations of one Pod against its node pool."""
+    name = placement.node_pool
+    gpu_pools = [p for p, f in pools.items() if f.nvidia]
+    if name is None:
+        if gpus:
+            yield r.GPU_NOT_SCHEDULABLE.problem(path + ("gpus",), f"{what} requests {gpus} GPU(s) but names no nodePool; "
+                                                f"NVIDIA pools: {', '.join(gpu_pools) or 'none'}")
+        return
+    pool = pools.get(name)
+    if pool is None:
+        yield r.UNKNOWN_REFERENCE.problem(path + ("nodePool",), f"no node pool is named {name!r}")
+        return
+    if why := gpu_problem(pool, gpus):
+        yield r.GPU_NOT_SCHEDULABLE.problem(path + ("gpus",), f"{what} requests {gpus} GPU(s) but {why}")
+    elif why := fit_problem(pool, cpu, memory, gpus):
+        yield r.REQUEST_EXCEEDS_POOL.problem(path, f"{what}: {why}")
+    if placement.tolerations is not None:
+        missing = pool.tolerated_by(toleration_dicts(placement.tolerations))
+        if missing:
+            yield r.TAINT_NOT_TOLERATED.problem(path + ("tolerations",), f"{what} does not tolerate {', '.join(missing)} of node pool {name!r}")
+
+
+def _check_claim(path: tuple, claim: str, namespace: str, what: str) -> Iterator[Problem]:
+    owner, _, name = claim.rpartition("/")
+    if owner and owner != namespace:
+        yield r.PVC_CROSS_NAMESPACE.problem(path, f"{what} runs in namespace {namespace!r} but claim {name!r} is in {owner!r}")
+
+
+def _walk(values: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    yield path, values
+    if isinstance(values, dict):
+        for key, value in values.items():
+            yield from _walk(value, path + (key,))
+    elif isinstance(values, list):
+        for i, value in enumerate(values):
+            yield from _walk(value, path + (i,))
+
+
+def _check_secrets(path: tuple, overrides: dict[str, Any]) -> Iterator[Problem]:
+    for where, value in _walk(overrides):
+        if not where or value in (None, "", [], {}):
+            continue
+        key = where[-1]
+        if isinstance(key, str) and not isinstance(value, dict):
+            normal = key.lower().replace("_", "").replace("-", "")
+            env_var = len(where) >= 2 and where[-2] in ("extraEnv", "env") and SECRET_ENV.search(key)
+            if normal in SECRET_KEYS or (env_var and isinstance(value, str)):
+                yield r.SECRET_IN_VALUES.problem(path + where, f"{'.'.join(map(str, where))} holds a secret value")
+        elif isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(value.get("value"), str):
+            if SECRET_ENV.search(value["name"]) and value["value"]:
+                yield r.SECRET_IN_VALUES.problem(path + where + ("value",), f"environment variable {value['name']} holds a secret value")
+
+
+def _get(values: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(values, dict) or key not in values:
+            return None
+        values = values[key]
+    return values
+
+
+# --- JupyterHub -------------------------------------------------------------------------
+
+def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str) -> Iterator[Problem]:
+    base = JARK + ("jupyterhub",)
+    yield from _check_auth(base + ("auth",), hub.auth, env)
+    yield from _check_image(base + ("image",), hub.image)
+    for i, p in enumerate(hub.profiles):
+        path = base + ("profiles", i)
+        image = p.image or hub.image
+        yield from _check_image(path + ("image",), p.image)
+        yield from _check_placement(path, p, pools, p.cpu.guarantee, hub_bytes(p.memory.guarantee), p.gpus, f"profile {p.slug!r}")
+        if p.gpus and (why := images.without_cuda(image)):
+            where = path + ("image",) if p.image else path + ("gpus",)
+            yield r.GPU_IMAGE_WITHOUT_CUDA.problem(where, f"profile {p.slug!r} holds {p.gpus} GPU(s) with image {image!r}: {why}")
+    for i, v in enumerate(hub.shared_volumes):
+        yield from _check_claim(base + ("sharedVolumes", i, "claim"), v.claim, HUB_NAMESPACE, "JupyterHub")
+    overrides = hub.values_overrides
+    opath = base + ("valuesOverrides",)
+    yield from _check_secrets(opath, overrides)
+    yield from _check_hub_overrides(opath, overrides)
+    if hub.ingress is not None and _get(overrides, "proxy", "service", "type") == "LoadBalancer":
+        yield r.TWO_LOAD_BALANCERS.problem(opath + ("proxy", "service", "type"), "the hub already has an Ingress")
+    limits = _get(overrides, "singleuser", "extraResource", "limits") or {}
+    for key in limits:
+        if key.endswith("/gpu"):
+            yield r.GPUS_FOR_EVERY_USER.problem(opath + ("singleuser", "extraResource", "limits", key), f"{key} here is given to every user")
+
+
+def _check_auth(path: tuple, auth: Any, env: str) -> Iterator[Problem]:
+    if auth.authenticator == "dummy":
+        if env != "dev":
+            yield r.DUMMY_AUTHENTICATOR.problem(path + ("authenticator",), f"the dummy authenticator on a {env} cluster lets anyone in")
+        return
+    o = auth.oauth
+    if o is None:
+        yield r.OAUTH_SETTINGS.problem(path + ("authenticator",), "authenticator oauth needs an oauth: block (URLs, client Secret, allow lists)")
+        return
+    if o.userdata_url and o.userdata_from_id_token:
+        yield r.OAUTH_SETTINGS.problem(path + ("oauth", "userdataFromIdToken"), "set userdataUrl or userdataFromIdToken, not both (OAuthenticator refuses to start)")
+    elif not o.userdata_url and not o.userdata_from_id_token:
+        yield r.OAUTH_SETTINGS.problem(path + ("oauth",), "set userdataUrl, or userdataFromIdToken: true")
+    if not o.allowed_users and not o.allowed_groups:
+        yield r.NO_ALLOW_RULE.problem(path + ("oauth",), "no allowedUsers and no allowedGroups: nobody can sign in")
+    if o.username_claim in UNSTABLE_CLAIMS:
+        yield r.UNSTABLE_USERNAME_CLAIM.problem(path + ("oauth", "usernameClaim"), f"{o.username_claim!r} is a display name, not an identifier")
+
+
+def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Problem]:
+    for key in overrides:
+        if key not in HUB_TOP_LEVEL:
+            hint = "; hub code goes to hub.extraConfig" if key == "extraConfig" else ""
+            yield r.DEPRECATED_CHART_VALUE.problem(path + (key,), f"{key!r} is not a key of the jupyterhub chart (its schema rejects it){hint}")
+    for name, section in (_get(overrides, "hub", "config") or {}).items():
+        where = path + ("hub", "config", name)
+        if not name[:1].isupper():
+            yield r.DEPRECATED_CHART_VALUE.problem(where, f"hub.config takes Configurable class names such as GenericOAuthenticator; {name!r} is refused by the schema and the hub")
+            continue
+        for old, new in OAUTHENTICATOR_RENAMED.items():
+            if isinstance(section, dict) and old in section:
+                yield r.DEPRECATED_CHART_VALUE.problem(where + (old,), f"{old} is deprecated in OAuthenticator 17; use {new}")
+    if _get(overrides, "singleuser", "storage", "storageClass") is not None:
+        yield r.DEPRECATED_CHART_VALUE.problem(path + ("singleuser", "storage", "storageClass"), "storageClass belongs under singleuser.storage.dynamic (jark.jupyterhub.home.storageClass)")
+    https_type = _get(overrides, "proxy", "https", "type")
+    if https_type not in PROXY_HTTPS_TYPES:
+        yield r.DEPRECATED_CHART_VALUE.problem(path + ("proxy", "https", "type"), f"proxy.https.type {https_type!r} is not one of letsencrypt, manual, offload, secret")
+
+
+# --- Argo Workflows ---------------------------------------------------------------------
+
+def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], env: str) -> Iterator[Problem]:
+    base = JARK + ("argoWorkflows",)
+    if "server" in argo.auth_modes and env != "dev":
+        yield r.ARGO_AUTH_MODE.problem(base + ("authModes", argo.auth_modes.index("server")), f"auth mode server on a {env} cluster")
+    if "sso" in argo.auth_modes and argo.sso is None:
+        yield r.ARGO_AUTH_MODE.problem(base + ("authModes", argo.auth_modes.index("sso")), "auth mode sso needs jark.argoWorkflows.sso")
+    for i, team in enumerate(argo.teams):
+        if team.name not in teams:
+            yield r.UNKNOWN_REFERENCE.problem(base + ("teams", i, "name"), f"no team is named {team.name!r}")
+        if argo.identity == "irsa" and not team.role_arn:
+            yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i), f"identity irsa: team {team.name!r} has no roleArn, so its workflows cannot reach the artifact bucket")
+        if argo.identity == "podIdentity" and team.role_arn:
+            yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i, "roleArn"), "with podIdentity the role comes from the Pod Identity association; drop roleArn or use identity: irsa")
+    if argo.dataflow is not None:
+        yield from _check_dataflow(base + ("dataflow",), argo, pools)
+    overrides = argo.values_overrides
+    opath = base + ("valuesOverrides",)
+    yield from _check_secrets(opath, overrides)
+    for keys, advice in ((("server", "authMode"), "deprecated; use jark.argoWorkflows.authModes"),
+                         (("workflow", "namespace"), "deprecated; workflow runners come from jark.argoWorkflows.teams")):
+        if _get(overrides, *keys) is not None:
+            yield r.DEPRECATED_CHART_VALUE.problem(opath + keys, f"{'.'.join(keys)} is {advice}")
+    if _get(overrides, "useStaticCredentials"):
+        yield r.ARGO_STATIC_CREDENTIALS.problem(opath + ("useStaticCredentials",), "static S3 credentials on EKS")
+    for key in ("accessKeySecret", "secretKeySecret"):
+        if _get(overrides, "artifactRepository", "s3", key) is not None:
+            yield r.ARGO_STATIC_CREDENTIALS.problem(opath + ("artifactRepository", "s3", key), f"{key} is a static S3 key")
+
+
+def _check_dataflow(path: tuple, argo: Any, pools: dict[str, PoolFacts]) -> Iterator[Problem]:
+    flow = argo.dataflow
+    if flow.team not in {t.name for t in argo.teams}:
+        yield r.UNKNOWN_REFERENCE.problem(path + ("team",), f"team {flow.team!r} has no workflow runner; add it to jark.argoWorkflows.teams")
+    yield from _check_image(path + ("image",), flow.image)
+    yield from _check_image(path + ("trainImage",), flow.train_image)
+    res = flow.resources
+    placement = flow.train
+    train_path = path + ("train",)
+    for problem in _check_placement(train_path, placement, pools, quantity(res.cpu), quantity(res.memory), flow.train_gpus, "the dataflow's train step"):
+        # The GPU count lives beside the placement, as trainGpus.
+        yield problem if problem.path[-1] != "gpus" else r.GPU_NOT_SCHEDULABLE.problem(path + ("trainGpus",), problem.message)
+    image = flow.train_image or flow.image
+    if flow.train_gpus and (why := images.without_cuda(image)):
+        yield r.GPU_IMAGE_WITHOUT_CUDA.problem(path + ("trainImage" if flow.train_image else "trainGpus",), f"the train step holds GPUs with image {image!r}: {why}")
+
+
+# --- KubeRay ----------------------------------------------------------------------------
+
+def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str]) -> Iterator[Problem]:
+    base = JARK + ("kuberay",)
+    yield from _check_image(base + ("image",), ray.image)
+    names = {c.name for c in ray.clusters}
+    for i, c in enumerate(ray.clusters):
+        yield from _check_cluster(base + ("clusters", i), c, ray, pools, teams)
+    for i, job in enumerate(ray.jobs):
+        path = base + ("jobs", i)
+        if len(job.name) > 47:
+            yield r.RAY_NAME_LENGTH.problem(path + ("name",), f"RayJob name {job.name!r} has {len(job.name)} characters (at most 47)")
+        if job.cluster not in names:
+            yield r.UNKNOWN_REFERENCE.problem(path + ("cluster",), f"no Ray cluster is named {job.cluster!r}")
+    opath = base + ("valuesOverrides",)
+    yield from _check_secrets(opath, ray.values_overrides)
+    if _get(ray.values_overrides, "batchScheduler", "enabled") is not None:
+        yield r.DEPRECATED_CHART_VALUE.problem(opath + ("batchScheduler", "enabled"), "batchScheduler.enabled is deprecated in kuberay-operator 1.7; set batchScheduler.name")
+
+
+def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str]) -> Iterator[Problem]:
+    if len(c.name) > 53:
+        yield r.RAY_NAME_LENGTH.problem(path + ("name",), f"RayCluster name {c.name!r} has {len(c.name)} characters (at most 53)")
+    if c.team not in teams:
+        yield r.UNKNOWN_REFERENCE.problem(path + ("team",), f"no team is named {c.team!r}")
+    image, image_path = (c.image, path + ("image",)) if c.image else (ray.image, JARK + ("kuberay", "image"))
+    yield from _check_image(path + ("image",), c.image)
+    version = c.ray_version or ray.ray_version
+    if images.is_ray(image):
+        tag = images.split(image)[1]
+        if tag is not None and not (tag == version or tag.startswith(version + "-")):
+            yield r.RAY_VERSION_MISMATCH.problem(image_path, f"cluster {c.name!r}: rayVersion {version} but image {image!r}")
+    head = path + ("head",)
+    if c.head.gpus:
+        yield r.RAY_HEAD_TAKES_WORK.problem(head + ("gpus",), "the head would advertise its GPUs to Ray")
+    for key in ("num-cpus", "num-gpus"):
+        value = c.head.ray_start_params.get(key)
+        if value is not None and str(value) != "0":
+            yield r.RAY_HEAD_TAKES_WORK.problem(head + ("rayStartParams", key), f"{key}: {value!r} lets Ray schedule work on the head")
+    yield from _check_params(head + ("rayStartParams",), c.head.ray_start_params, worker=False)
+    yield from _check_placement(head, c.head, pools, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
+    namespace = teams.get(c.team, c.team)
+    for i, v in enumerate(c.volumes):
+        yield from _check_claim(path + ("volumes", i, "claim"), v.claim, namespace, f"Ray cluster {c.name!r}")
+    for i, g in enumerate(c.worker_groups):
+        where = path + ("workerGroups", i)
+        if g.min_replicas > g.max_replicas:
+            yield r.RAY_REPLICAS.problem(where + ("minReplicas",), f"minReplicas {g.min_replicas} > maxReplicas {g.max_replicas}")
+        yield from _check_params(where + ("rayStartParams",), g.ray_start_params, worker=True)
+        yield from _check_placement(where, g, pools, quantity(g.cpu), quantity(g.memory), g.gpus, f"worker group {g.name!r} of {c.name!r}")
+        if g.gpus and (why := images.without_cuda(image)):
+            yield r.GPU_IMAGE_WITHOUT_CUDA.problem(image_path, f"worker group {g.name!r} of {c.name!r} holds GPUs with image {image!r}: {why}")
+
+
+def _check_params(path: tuple, params: dict[str, Any], worker: bool) -> Iterator[Problem]:
+    for key, value in params.items():
+        if not isinstance(value, str):
+            yield r.RAY_START_PARAMS.problem(path + (key,), f'{key}: {value!r} must be a string: write "{str(value).lower() if isinstance(value, bool) else value}"')
+        if key == "labels":
+            yield r.RAY_START_PARAMS.problem(path + (key,), "rayStartParams.labels is not supported by KubeRay; use the group's labels")
+        elif worker and key in RAY_RESOURCE_PARAMS:
+            yield r.RAY_START_PARAMS.problem(path + (key,), f"{key} repeats what KubeRay derives from the container resources (cpu, memory, gpus)")

@@ -1,0 +1,286 @@
+"""Everything the jark templates print. Scheduling (node selectors, affinities, tolerations,
+GPU limits) is derived from the node pools of the core spec here, once, for all three
+components."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from strata.spec.pools import PoolFacts, all_facts
+
+from . import images
+from .config import Config, JupyterHub, Placement
+from .resources import toleration_dicts
+
+GPU = "nvidia.com/gpu"
+# scheduling.userPods.tolerations of the z2jh 4.4.0 chart. A profile's `tolerations` override
+# replaces the chart's list, so profiles repeat these before adding the pool's own.
+CHART_USER_TOLERATIONS = (
+    {"key": "hub.jupyter.org/dedicated", "operator": "Equal", "value": "user", "effect": "NoSchedule"},
+    {"key": "hub.jupyter.org_dedicated", "operator": "Equal", "value": "user", "effect": "NoSchedule"},
+)
+RAY_CLIENT_PORTS = (10001, 8265)  # Ray client server and dashboard (job submission)
+RAY_OPERATOR_PORTS = (8265, 52365)  # dashboard (RayJob status) and dashboard agent (RayService)
+RUNNER = "argo-workflow"  # the workflow runner ServiceAccount in each team namespace
+# Each component lives in its Helm release's namespace, pinned in pack.yaml.
+RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in yaml.safe_load((Path(__file__).parent / "pack.yaml").read_text())["helmReleases"]}
+HUB_NAMESPACE = RELEASE_NAMESPACES["jupyterhub"]
+ARGO_NAMESPACE = RELEASE_NAMESPACES["argo-workflows"]
+KUBERAY_NAMESPACE = RELEASE_NAMESPACES["kuberay-operator"]
+
+
+def active(config: Config) -> dict[str, Any]:
+    """The components that are present and enabled, by name."""
+    out = {}
+    for name in ("jupyterhub", "argo_workflows", "kuberay"):
+        section = getattr(config, name)
+        if section is not None and section.enabled:
+            out[name] = section
+    return out
+
+
+def team_namespaces(spec: Any) -> dict[str, str]:
+    return {t.name: t.namespace_name for t in spec.teams}
+
+
+def tolerations(placement: Placement, pools: dict[str, PoolFacts]) -> list[dict[str, Any]]:
+    """Explicit tolerations as written, else exactly the target pool's taints."""
+    if placement.tolerations is not None:
+        return toleration_dicts(placement.tolerations)
+    pool = pools.get(placement.node_pool or "")
+    return pool.tolerations if pool else []
+
+
+def context(spec: Any, config: Config) -> dict[str, Any]:
+    parts = active(config)
+    pools = all_facts(spec)
+    namespaces = team_namespaces(spec)
+    hub, argo, ray = parts.get("jupyterhub"), parts.get("argo_workflows"), parts.get("kuberay")
+    ray_clusters = [_ray_cluster(c, ray, pools, namespaces) for c in ray.clusters] if ray else []
+    ray_namespaces = sorted({c["namespace"] for c in ray_clusters})
+    return {
+        "release_namespaces": sorted(ns for name, ns in (("jupyterhub", HUB_NAMESPACE), ("argo_workflows", ARGO_NAMESPACE),
+                                                          ("kuberay", KUBERAY_NAMESPACE)) if name in parts),
+        "jupyterhub_enabled": hub is not None,
+        "jupyterhub": _jupyterhub(hub, pools, ray_namespaces) if hub else None,
+        "argo_enabled": argo is not None,
+        "argo": _argo(argo, spec, pools, namespaces) if argo else None,
+        "kuberay_enabled": ray is not None,
+        "kuberay": {
+            "namespace": KUBERAY_NAMESPACE,
+            "clusters": ray_clusters,
+            "jobs": [job for job in (_ray_job(j, ray_clusters) for j in ray.jobs) if job],
+            "client_access": _ray_client_access(ray, hub, ray_namespaces),
+            "overrides": ray.values_overrides,
+        } if ray else None,
+    }
+
+
+# --- JupyterHub -------------------------------------------------------------------------
+
+def _jupyterhub(hub: JupyterHub, pools: dict[str, PoolFacts], ray_namespaces: list[str]) -> dict[str, Any]:
+    repo, tag = images.split(hub.image)
+    digest = hub.image.partition("@")[2]
+    return {
+        "namespace": HUB_NAMESPACE,
+        "authenticator": _authenticator(hub),
+        "client_secret": hub.auth.oauth.client_secret if hub.auth.authenticator == "oauth" and hub.auth.oauth else None,
+        "ingress": _hub_ingress(hub),
+        "image": {"name": repo, "tag": f"{tag}@{digest}" if digest else tag},
+        "home": {"capacity": hub.home.capacity, "storage_class": hub.home.storage_class, "access_modes": list(hub.home.access_modes)},
+        "shared_volumes": [{"name": v.name, "claim": v.claim.rpartition("/")[2], "mount_path": v.mount_path} for v in hub.shared_volumes],
+        "ray_egress": _ray_egress(ray_namespaces),
+        "profiles": [_profile(p, hub, pools) for p in hub.profiles],
+        "cull": hub.cull.model_dump(),
+        "overrides": hub.values_overrides,
+    }
+
+
+def _authenticator(hub: JupyterHub) -> dict[str, Any]:
+    if hub.auth.authenticator == "dummy":
+        # Development only (the jark/dummy-authenticator rule): any name, any password.
+        return {"class": "dummy", "section": "DummyAuthenticator", "config": {"allow_all": True}}
+    o = hub.auth.oauth
+    assert o is not None  # checks.py reports a missing oauth block before rendering
+    cfg: dict[str, Any] = {
+        "login_service": o.login_service,
+        "oauth_callback_url": f"https://{hub.host}/hub/oauth_callback",
+        "authorize_url": o.authorize_url,
+        "token_url": o.token_url,
+    }
+    if o.userdata_url:
+        cfg["userdata_url"] = o.userdata_url
+    if o.userdata_from_id_token:
+        cfg["userdata_from_id_token"] = True
+    cfg.update({"scope": list(o.scopes), "username_claim": o.username_claim,
+                "allow_all": False, "allow_existing_users": False})
+    for key, values in (("allowed_users", o.allowed_users), ("admin_users", o.admin_users)):
+        if values:
+            cfg[key] = list(values)
+    if o.allowed_groups or o.admin_groups:
+        # OAuthenticator 17 refuses group settings unless the hub manages groups.
+        cfg["manage_groups"] = True
+        cfg["auth_state_groups_key"] = f"oauth_user.{o.groups_claim}"
+        for key, values in (("allowed_groups", o.allowed_groups), ("admin_groups", o.admin_groups)):
+            if values:
+                cfg[key] = list(values)
+    return {"class": "generic-oauth", "section": "GenericOAuthenticator", "config": cfg}
+
+
+def _hub_ingress(hub: JupyterHub) -> dict[str, Any] | None:
+    if hub.ingress is None:
+        return None
+    out: dict[str, Any] = {"class_name": hub.ingress.class_name, "annotations": hub.ingress.annotations, "hosts": [hub.host]}
+    out["tls"] = [{"hosts": [hub.host], "secretName": hub.ingress.tls_secret}] if hub.ingress.tls_secret else []
+    return out
+
+
+def _ray_egress(ray_namespaces: list[str]) -> list[dict[str, Any]]:
+    """Notebooks may not reach private addresses (the chart's default); open the Ray client
+    and dashboard ports of the team clusters so `ray.init("ray://...")` works."""
+    if not ray_namespaces:
+        return []
+    return [{
+        "to": [{
+            "namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ray_namespaces}]},
+            "podSelector": {"matchLabels": {"ray.io/node-type": "head"}},
+        }],
+        "ports": [{"port": p, "protocol": "TCP"} for p in RAY_CLIENT_PORTS],
+    }]
+
+
+def _profile(p: Any, hub: JupyterHub, pools: dict[str, PoolFacts]) -> dict[str, Any]:
+    override: dict[str, Any] = {
+        "image": p.image or hub.image,
+        "cpu_guarantee": p.cpu.guarantee,
+        "cpu_limit": p.cpu.limit,
+        "mem_guarantee": p.memory.guarantee,
+        "mem_limit": p.memory.limit,
+    }
+    if p.gpus:
+        # Extended resources go in limits only; the kubelet copies them to requests.
+        override["extra_resource_limits"] = {GPU: str(p.gpus)}
+    pool = pools.get(p.node_pool or "")
+    if pool:
+        override["node_selector"] = pool.node_selector  # a dict: merged with the chart's
+    extra = tolerations(p, pools)
+    if extra:
+        override["tolerations"] = [*CHART_USER_TOLERATIONS, *extra]
+    out: dict[str, Any] = {"display_name": p.display_name, "slug": p.slug}
+    if p.description:
+        out["description"] = p.description
+    if p.default:
+        out["default"] = True
+    out["kubespawner_override"] = override
+    return out
+
+
+# --- Argo Workflows ---------------------------------------------------------------------
+
+def _argo(argo: Any, spec: Any, pools: dict[str, PoolFacts], namespaces: dict[str, str]) -> dict[str, Any]:
+    region = argo.artifacts.region or spec.cluster.region
+    runners = []
+    for team in argo.teams:
+        annotations = {"eks.amazonaws.com/role-arn": team.role_arn} if argo.identity == "irsa" and team.role_arn else {}
+        runners.append({"namespace": namespaces.get(team.name, team.name), "annotations": annotations})
+    return {
+        "namespace": ARGO_NAMESPACE,
+        "auth_modes": list(argo.auth_modes),
+        "sso": argo.sso.model_dump() if argo.sso and "sso" in argo.auth_modes else None,
+        "s3": {"bucket": argo.artifacts.bucket, "region": region, "endpoint": f"s3.{region}.amazonaws.com"},
+        "runner": RUNNER,
+        "runners": runners,
+        "dataflow": _dataflow(argo.dataflow, pools, namespaces) if argo.dataflow else None,
+        "overrides": argo.values_overrides,
+    }
+
+
+def _dataflow(flow: Any, pools: dict[str, PoolFacts], namespaces: dict[str, str]) -> dict[str, Any]:
+    requests = {"cpu": flow.resources.cpu, "memory": flow.resources.memory}
+    step = {"requests": requests, "limits": {"memory": flow.resources.memory}}
+    train = {"requests": dict(requests), "limits": {"memory": flow.resources.memory}}
+    if flow.train_gpus:
+        train["limits"][GPU] = str(flow.train_gpus)
+    pool = pools.get(flow.train.node_pool or "")
+    return {
+        "namespace": namespaces.get(flow.team, flow.team),
+        "image": flow.image,
+        "train_image": flow.train_image or flow.image,
+        "resources": step,
+        "train_resources": train,
+        "train_node_selector": pool.node_selector if pool else None,
+        "train_tolerations": tolerations(flow.train, pools),
+        "trials": list(flow.trials),
+        "parallelism": flow.parallelism,
+        "active_deadline_seconds": flow.active_deadline_seconds,
+    }
+
+
+# --- KubeRay ----------------------------------------------------------------------------
+
+def _node_affinity(pool: PoolFacts | None) -> dict[str, Any] | None:
+    if pool is None:
+        return None
+    terms = [{"matchExpressions": [{"key": k, "operator": "In", "values": [v]} for k, v in pool.node_selector.items()]}]
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+
+
+def _ray_pod(group: Any, pools: dict[str, PoolFacts]) -> dict[str, Any]:
+    resources = {"cpu": group.cpu, "memory": group.memory}
+    limits = dict(resources)
+    if group.gpus:
+        limits[GPU] = str(group.gpus)  # KubeRay derives num-gpus from it
+    return {
+        "affinity": _node_affinity(pools.get(group.node_pool or "")),
+        "tolerations": tolerations(group, pools),
+        "resources": {"requests": resources, "limits": limits},
+    }
+
+
+def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict[str, str]) -> dict[str, Any]:
+    volumes = [{"name": f"data-{i}", "claim": v.claim.rpartition("/")[2], "mount_path": v.mount_path, "read_only": v.read_only}
+               for i, v in enumerate(c.volumes)]
+    return {
+        "name": c.name,
+        "namespace": namespaces.get(c.team, c.team),
+        "image": c.image or ray.image,
+        "ray_version": c.ray_version or ray.ray_version,
+        "idle_timeout_seconds": c.idle_timeout_seconds,
+        # num-cpus "0": the head schedules no tasks or actors; it runs GCS, the dashboard and the autoscaler.
+        "head": {**_ray_pod(c.head, pools), "params": {**_strings(c.head.ray_start_params), "num-cpus": "0"}},
+        "workers": [{
+            **_ray_pod(g, pools),
+            "name": g.name, "min": g.min_replicas, "max": g.max_replicas,
+            "params": _strings(g.ray_start_params),
+        } for g in c.worker_groups],
+        "volumes": volumes,
+    }
+
+
+def _strings(params: dict[str, Any]) -> dict[str, str]:
+    return {k: str(v) for k, v in params.items()}
+
+
+def _ray_job(job: Any, clusters: list[dict[str, Any]]) -> dict[str, Any] | None:
+    cluster = next((c for c in clusters if c["name"] == job.cluster), None)
+    if cluster is None:  # jark/unknown-reference reported it
+        return None
+    runtime_env = yaml.safe_dump(job.runtime_env, sort_keys=True, default_flow_style=False) if job.runtime_env else None
+    return {
+        "name": job.name,
+        "namespace": cluster["namespace"],
+        "entrypoint": job.entrypoint,
+        "runtime_env": runtime_env,
+        "active_deadline_seconds": job.active_deadline_seconds,
+        "ttl_seconds_after_finished": job.ttl_seconds_after_finished,
+        "cluster": cluster,
+    }
+
+
+def _ray_client_access(ray: Any, hub: JupyterHub | None, ray_namespaces: list[str]) -> list[dict[str, Any]]:
+    """Per team namespace with Ray clusters: who may reach the Ray pods from outside it."""
+    return [{"namespace": ns, "hub_namespace": HUB_NAMESPACE if hub else None, "operator_namespace": KUBERAY_NAMESPACE,
+             "client_ports": list(RAY_CLIENT_PORTS), "operator_ports": list(RAY_OPERATOR_PORTS)} for ns in ray_namespaces]

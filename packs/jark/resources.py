@@ -1,0 +1,83 @@
+"""Kubernetes quantities as numbers, and whether one Pod fits on some node of a pool."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from strata.spec.pools import PoolFacts
+
+_SUFFIX = {"": 1, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+           "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+# JupyterHub's ByteSpecification reads K/M/G/T as powers of 1024.
+_HUB_SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+_QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([a-zA-Z]*)$")
+MIB = 2**20
+
+# What Karpenter subtracts before a Pod sees a node (approximate, EKS defaults): the VM
+# overhead (vmMemoryOverheadPercent 7.5%), kube-reserved memory for 110 Pods (11 MiB per
+# Pod + 255 MiB), the 100 MiB eviction threshold, and kube-reserved CPU (6% of the first
+# core, 1% of the second, 0.5% of the next two, 0.25% of the rest).
+VM_OVERHEAD = 0.075
+RESERVED_MEMORY_MIB = 11 * 110 + 255 + 100
+
+
+def quantity(value: str | float | int) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    number, suffix = _QUANTITY.match(value).groups()  # type: ignore[union-attr]
+    return float(number) * _SUFFIX[suffix]
+
+
+def hub_bytes(value: str) -> float:
+    return float(value[:-1]) * _HUB_SUFFIX[value[-1]]
+
+
+def _reserved_cpu(cpus: int) -> float:
+    steps = ((1, 0.06), (1, 0.01), (2, 0.005), (float("inf"), 0.0025))
+    left, reserved = float(cpus), 0.0
+    for size, share in steps:
+        take = min(left, size)
+        reserved += take * share
+        left -= take
+    return reserved
+
+
+def allocatable(cpu: int, memory_mib: int) -> tuple[float, float]:
+    """(cores, bytes) a Pod may request on an instance with this capacity."""
+    mem = memory_mib * (1 - VM_OVERHEAD) - RESERVED_MEMORY_MIB
+    return cpu - _reserved_cpu(cpu), mem * MIB
+
+
+def gpu_problem(pool: PoolFacts, gpus: int) -> str | None:
+    """Why no node of the pool can give a Pod this many NVIDIA GPUs, or None."""
+    if not gpus:
+        return None
+    if not pool.nvidia:
+        return f"node pool {pool.pool.name!r} has no NVIDIA GPUs"
+    if gpus > pool.max_gpus_per_node:
+        return f"node pool {pool.pool.name!r} offers at most {pool.max_gpus_per_node} GPUs per node"
+    limit = pool.pool.limits.gpus if pool.pool.limits else None
+    if limit is not None and gpus > limit:
+        return f"node pool {pool.pool.name!r} is limited to {limit} GPUs in total"
+    return None
+
+
+def fit_problem(pool: PoolFacts, cpu: float, memory: float, gpus: int) -> str | None:
+    """Why no node of the pool can hold a Pod requesting this CPU and memory (with that many
+    GPUs), or None. Pools whose instance types strata does not know (the CPU families) pass."""
+    if not pool.instance_types:
+        return None
+    candidates = [t for t in pool.instance_types if (t.gpu.count if t.gpu else 0) >= gpus]
+    for t in candidates:
+        cores, mem = allocatable(t.cpu, t.memory_mib)
+        if cpu <= cores and memory <= mem:
+            return None
+    biggest = max(candidates, key=lambda t: (t.cpu, t.memory_mib))
+    cores, mem = allocatable(biggest.cpu, biggest.memory_mib)
+    return (f"no instance type of node pool {pool.pool.name!r} with {gpus} GPU(s) can hold {cpu:g} CPU and "
+            f"{memory / 2**30:.1f} GiB; the largest, {biggest.name}, leaves about {cores:.2f} CPU and {mem / 2**30:.1f} GiB to Pods")
+
+
+def toleration_dicts(items: Any) -> list[dict[str, Any]]:
+    return [t.model_dump(exclude_none=True) for t in items]

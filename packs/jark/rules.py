@@ -1,0 +1,134 @@
+"""The jark pack's policy rules: JARK wiring mistakes that chart schemas and CRDs do not catch."""
+
+from strata.problems import Severity
+from strata.rules import Rule
+
+GPU_NOT_SCHEDULABLE = Rule(
+    "jark/gpu-not-schedulable",
+    "a notebook profile, Ray worker group or workflow step asks for GPUs that its node pool cannot provide, so the Pod stays Pending",
+    "set nodePool to an NVIDIA pool whose instance types have that many GPUs per node and whose limits.gpus allow it",
+)
+TAINT_NOT_TOLERATED = Rule(
+    "jark/taint-not-tolerated",
+    "explicit tolerations that miss a taint of the target node pool keep the Pod off that pool for good",
+    "drop `tolerations` (strata then tolerates exactly the pool's taints) or add the missing ones",
+)
+REQUEST_EXCEEDS_POOL = Rule(
+    "jark/request-exceeds-pool",
+    "the Pod requests more CPU or memory than any instance type of its node pool leaves to Pods, so Karpenter can never launch a node for it",
+    "lower cpu/memory (leave room for kubelet reservations and DaemonSets) or target a pool with larger instances",
+)
+GPU_IMAGE_WITHOUT_CUDA = Rule(
+    "jark/gpu-image-without-cuda",
+    "a GPU workload runs an image built without CUDA (old jupyter/* tags, Ray or PyTorch CPU tags), so it never uses the GPU it holds",
+    "use the CUDA build of the image: quay.io/jupyter/pytorch-notebook:cuda12-<date>, rayproject/ray:<version>-gpu",
+)
+UNPINNED_IMAGE = Rule(
+    "jark/unpinned-image",
+    "an image without a tag, or with a moving tag like latest, changes under running users and breaks reproducibility",
+    "pin the image by a fixed tag or by digest (repo:tag@sha256:...)",
+)
+PVC_CROSS_NAMESPACE = Rule(
+    "jark/pvc-cross-namespace",
+    "a Pod can mount only PersistentVolumeClaims of its own namespace; a claim in another namespace never binds to it",
+    "create the claim (for a shared file system, a second PV/PVC pair) in the namespace of the Pods that mount it",
+)
+NO_ALLOW_RULE = Rule(
+    "jark/no-allow-rule",
+    "since OAuthenticator 16 a hub without allowed users or groups lets nobody sign in, and allow_all would let everyone with an account in the identity provider in",
+    "list allowedUsers and/or allowedGroups under jark.jupyterhub.auth.oauth",
+)
+DUMMY_AUTHENTICATOR = Rule(
+    "jark/dummy-authenticator",
+    "the dummy authenticator accepts any user name and password; it is for development clusters only",
+    "use authenticator: oauth with an identity provider, or set cluster.environment: dev",
+)
+OAUTH_SETTINGS = Rule(
+    "jark/oauth-settings",
+    "GenericOAuthenticator needs its provider settings, and takes user data either from userdata_url or from the ID token, never both",
+    "give jark.jupyterhub.auth.oauth, with exactly one of userdataUrl and userdataFromIdToken: true",
+)
+UNSTABLE_USERNAME_CLAIM = Rule(
+    "jark/unstable-username-claim",
+    "display-name claims are neither unique nor stable: two people can share a name and so a notebook server and home directory",
+    "use a stable identifier claim such as sub, email, or cognito:username",
+    Severity.WARNING,
+)
+SECRET_IN_VALUES = Rule(
+    "jark/secret-in-values",
+    "a secret written into chart values ends up in Git and in a ConfigMap or Helm release anyone with read access sees",
+    "reference an existing Secret (jark.jupyterhub.auth.oauth.clientSecret, Argo's IAM identity) instead of writing the value",
+)
+DEPRECATED_CHART_VALUE = Rule(
+    "jark/deprecated-chart-value",
+    "the override uses a key that the pinned chart or OAuthenticator 17 renamed, removed or rejects",
+    "use the current key named in the message",
+)
+GPUS_FOR_EVERY_USER = Rule(
+    "jark/gpus-for-every-user",
+    "singleuser.extraResource.limits applies to every notebook, so every user holds a GPU",
+    "request GPUs in a profile (jark.jupyterhub.profiles[].gpus)",
+)
+TWO_LOAD_BALANCERS = Rule(
+    "jark/two-load-balancers",
+    "a LoadBalancer proxy Service next to an Ingress creates a second, unprotected load balancer",
+    "keep proxy.service.type ClusterIP (strata's default when jark.jupyterhub.ingress is set)",
+)
+ARGO_AUTH_MODE = Rule(
+    "jark/argo-auth-mode",
+    "Argo server auth mode 'server' lets anyone who reaches the UI act as the server's ServiceAccount; 'sso' needs its provider settings",
+    "use authModes [client] (Kubernetes tokens) or [sso] with jark.argoWorkflows.sso",
+)
+ARGO_STATIC_CREDENTIALS = Rule(
+    "jark/argo-static-credentials",
+    "static S3 keys for the artifact repository are long-lived secrets; on EKS the workflow's IAM identity does the job",
+    "remove useStaticCredentials and the key secrets; give each team's runner an IAM identity (IRSA role or Pod Identity)",
+)
+WORKFLOW_IDENTITY = Rule(
+    "jark/workflow-identity",
+    "the workflow runner needs exactly one IAM identity to reach the artifact bucket: an IRSA role ARN, or an EKS Pod Identity association",
+    "with identity irsa give every team a roleArn; with podIdentity drop roleArn and associate the role with <namespace>/argo-workflow",
+)
+UNKNOWN_REFERENCE = Rule(
+    "jark/unknown-reference",
+    "the spec names a team, node pool or Ray cluster that does not exist (or a team without a workflow runner), so the object would land nowhere",
+    "use a name from teams:, nodePools: or jark.kuberay.clusters (and list dataflow teams in jark.argoWorkflows.teams)",
+)
+RAY_HEAD_TAKES_WORK = Rule(
+    "jark/ray-head-takes-work",
+    "a Ray head that advertises CPUs or GPUs gets tasks and actors scheduled on it; a busy head loses the GCS and the whole cluster",
+    "leave the head's rayStartParams without num-cpus/num-gpus (strata sets num-cpus: \"0\") and give it no GPUs",
+)
+RAY_START_PARAMS = Rule(
+    "jark/ray-start-params",
+    "rayStartParams values must be strings, must not repeat the container resources KubeRay already derives, and take no labels",
+    "quote the values, drop num-cpus/num-gpus/memory/resources (set cpu, memory, gpus instead) and use group labels for Ray labels",
+)
+RAY_VERSION_MISMATCH = Rule(
+    "jark/ray-version-mismatch",
+    "rayVersion must match the Ray inside the image, or the operator and autoscaler speak the wrong protocol",
+    "use rayproject/ray:<rayVersion>-... or set rayVersion to the image's version",
+)
+RAY_NAME_LENGTH = Rule(
+    "jark/ray-name-length",
+    "KubeRay refuses RayCluster names over 53 characters and RayJob names over 47 (derived object names must fit 63)",
+    "shorten the name",
+)
+RAY_REPLICAS = Rule(
+    "jark/ray-replicas",
+    "a worker group with minReplicas above maxReplicas is rejected by the operator",
+    "make minReplicas <= maxReplicas",
+)
+EXCEEDS_TEAM_QUOTA = Rule(
+    "jark/exceeds-team-quota",
+    "one Pod of the workload requests more than its team's whole ResourceQuota, so the API server never admits it",
+    "shrink the Pod or raise teams[].quota",
+)
+
+RULES = (
+    GPU_NOT_SCHEDULABLE, TAINT_NOT_TOLERATED, REQUEST_EXCEEDS_POOL, GPU_IMAGE_WITHOUT_CUDA, UNPINNED_IMAGE,
+    PVC_CROSS_NAMESPACE, NO_ALLOW_RULE, DUMMY_AUTHENTICATOR, OAUTH_SETTINGS, UNSTABLE_USERNAME_CLAIM,
+    SECRET_IN_VALUES, DEPRECATED_CHART_VALUE, GPUS_FOR_EVERY_USER, TWO_LOAD_BALANCERS, ARGO_AUTH_MODE,
+    ARGO_STATIC_CREDENTIALS, WORKFLOW_IDENTITY, UNKNOWN_REFERENCE, RAY_HEAD_TAKES_WORK, RAY_START_PARAMS,
+    RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA,
+)

@@ -1,0 +1,57 @@
+"""The ``tenancy`` section: platform-wide settings for every team namespace. Teams themselves
+(name, namespace, groups, quota) are core facts in ``teams:`` because other packs place
+workloads in them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from strata.spec.base import DnsLabel, Quantity, StrictModel
+
+PodSecurityLevel = Literal["privileged", "baseline", "restricted"]
+Cidr = Annotated[str, Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$")]
+
+
+class PodSecurity(StrictModel):
+    # baseline is what notebook, Ray and Argo executor pods pass without per-image tuning;
+    # warn and audit at restricted show teams what a stricter level would reject.
+    enforce: PodSecurityLevel = "baseline"
+    warn: PodSecurityLevel = "restricted"
+    audit: PodSecurityLevel = "restricted"
+
+
+class DefaultRequests(StrictModel):
+    """Requests the LimitRange gives containers that set none, so quota-bound namespaces
+    still admit them. No default limits: a default memory limit below a container's own
+    request makes the API server reject the Pod."""
+
+    cpu: Quantity = "100m"
+    memory: Quantity = "256Mi"
+
+
+class Egress(StrictModel):
+    # Isolate egress: DNS to kube-system, the team's own namespace and `cidrs` only. The
+    # default range keeps the internet, AWS APIs and the Kubernetes API reachable and only
+    # blocks instance metadata; narrow it (VPC endpoints, the API server) to restrict more.
+    restrict: bool = True
+    cidrs: tuple[Cidr, ...] = ("0.0.0.0/0",)
+    # Keep Pods away from the node's instance metadata (and so the node role's credentials);
+    # IRSA and EKS Pod Identity do not need it.
+    block_instance_metadata: bool = True
+
+
+class Config(StrictModel):
+    pod_security: PodSecurity = PodSecurity()
+    # Namespaces whose Pods may reach every team namespace: the ingress controller and the
+    # monitoring stack (Prometheus scrapes Pods directly).
+    ingress_namespaces: tuple[DnsLabel, ...] = ("ingress-nginx",)
+    monitoring_namespaces: tuple[DnsLabel, ...] = ("monitoring",)
+    # Address ranges that may reach team Pods too: an AWS ALB in `ip` target mode sends
+    # traffic from its own ENIs, not from a namespace. List the ALB's subnets only: Pods get
+    # VPC addresses too, so the whole VPC would let every Pod in.
+    ingress_cidrs: tuple[Cidr, ...] = ()
+    default_requests: DefaultRequests = DefaultRequests()
+    team_role: Literal["admin", "edit", "view"] = "edit"  # the ClusterRole the team's groups get
+    egress: Egress = Egress()

@@ -1,0 +1,24 @@
+"""The tenancy pack's policy rules."""
+
+from strata.problems import Severity
+from strata.rules import Rule
+
+PRIVILEGED_NAMESPACE = Rule(
+    "tenancy/privileged-namespace",
+    "Pod Security level privileged lets any team Pod run privileged, mount the host and take over its node",
+    "enforce baseline (the default) or restricted; run the few Pods that need more in a platform namespace",
+    Severity.WARNING,
+)
+TEAM_WITHOUT_GROUPS = Rule(
+    "tenancy/team-without-groups",
+    "a team without identity-provider groups gets no RoleBinding, so only cluster administrators can use its namespace",
+    "list the team's groups in teams[].groups",
+    Severity.WARNING,
+)
+INGRESS_CIDR_TOO_WIDE = Rule(
+    "tenancy/ingress-cidr-too-wide",
+    "on EKS, Pods take their addresses from the VPC, so a VPC-wide (or wider) ingress range lets every Pod of the cluster into team namespaces",
+    "list the load balancer's subnets (a /24 or narrower each), or use ingressNamespaces",
+)
+
+RULES = (PRIVILEGED_NAMESPACE, TEAM_WITHOUT_GROUPS, INGRESS_CIDR_TOO_WIDE)
