@@ -9,7 +9,10 @@ import functools
 import re
 from pathlib import Path
 
-COUNTERS_CSV = Path(__file__).parent / "data" / "dcgm-default-counters.csv"
+import yaml
+
+# Generated from the exporter's default counter list by scripts/build-dcgm-fields.py.
+FIELDS_FILE = Path(__file__).parent / "data" / "dcgm_fields.yaml"
 XID_GAUGE = "DCGM_FI_DEV_XID_ERRORS"
 XID_COUNT = "DCGM_EXP_XID_ERRORS_COUNT"
 FRAMEBUFFER = ("DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_RESERVED")
@@ -29,17 +32,13 @@ class Field:
 
 
 @functools.cache
+def _rows() -> tuple[dict, ...]:
+    return tuple(yaml.load(FIELDS_FILE.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["fields"])
+
+
+@functools.cache
 def dcgm_fields() -> dict[str, Field]:
-    fields = {}
-    for raw in COUNTERS_CSV.read_text().splitlines():
-        line = raw.strip()
-        enabled = not line.startswith("#")
-        parts = [p.strip() for p in line.lstrip("#").split(",", 2)]
-        if len(parts) == 3 and re.fullmatch(r"DCGM_[A-Z0-9_]+", parts[0]) and parts[1] in ("gauge", "counter", "label"):
-            kind = "gauge" if parts[0] in WINDOWED else parts[1]
-            if not (parts[0] in fields and fields[parts[0]].enabled):  # an enabled line wins over a commented one
-                fields[parts[0]] = Field(parts[0], kind, enabled)
-    return fields
+    return {r["name"]: Field(r["name"], "gauge" if r["name"] in WINDOWED else r["type"], r["enabled"]) for r in _rows()}
 
 
 def exported(xid_errors_count: bool) -> set[str]:
@@ -49,10 +48,11 @@ def exported(xid_errors_count: bool) -> set[str]:
 
 def counter_list(xid_errors_count: bool) -> str:
     """The exporter's counter CSV: the default list, plus the XID count when asked for."""
-    text = COUNTERS_CSV.read_text()
-    if xid_errors_count:
-        text = re.sub(rf"^# ({XID_COUNT},)", r"\1", text, flags=re.M)
-    return text
+    lines = ["# DCGM FIELD, Prometheus metric type, help message"]
+    for r in _rows():
+        on = r["enabled"] or (xid_errors_count and r["name"] == XID_COUNT)
+        lines.append(f"{'' if on else '# '}{r['name']}, {r['type']}, {r['help']}")
+    return "\n".join(lines) + "\n"
 
 
 _CALL = re.compile(r"\b([a-z_]+)\s*(?:(?:by|without)\s*\([^)]*\)\s*)?\(")
