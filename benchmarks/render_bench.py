@@ -11,7 +11,6 @@ Prints wall times (best of --repeat runs) and ratios. Run: python benchmarks/ren
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
 import tempfile

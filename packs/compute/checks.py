@@ -7,6 +7,7 @@ from typing import Any, Iterator
 from strata.problems import Problem
 from . import rules as r
 from .config import Config
+from strata.spec.shared import identity_problems
 from strata.spec.pools import PoolFacts, facts, tolerates
 
 SUPPORTED_AMI_FAMILIES = ("al2023", "bottlerocket")
@@ -130,10 +131,7 @@ def _check_identity(config: Config) -> Iterator[Problem]:
     k = config.karpenter
     if k.node_role and k.instance_profile:
         yield r.NODE_IDENTITY.problem(("compute", "karpenter", "instanceProfile"), "set either nodeRole or instanceProfile, not both")
-    if k.identity == "irsa" and not k.controller_role_arn:
-        yield r.CONTROLLER_IDENTITY.problem(("compute", "karpenter", "identity"), "identity irsa needs controllerRoleArn")
-    if k.identity == "podIdentity" and k.controller_role_arn:
-        yield r.CONTROLLER_IDENTITY.problem(("compute", "karpenter", "controllerRoleArn"), "with podIdentity the role comes from the Pod Identity association; remove controllerRoleArn or use identity: irsa")
+    yield from identity_problems(r.CONTROLLER_IDENTITY, ("compute", "karpenter"), k)
 
 
 def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
-
-from strata.spec.base import DnsLabel, LabelKey, LabelValue, StrictModel
+from typing import Any, Literal
 
 
-class Toleration(StrictModel):
-    key: LabelKey | None = None
-    operator: Literal["Exists", "Equal"] = "Exists"
-    value: LabelValue | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+from strata.spec.shared import ControllerIdentity, Toleration
+from strata.spec.base import DnsLabel, LabelKey, StrictModel
 
 
 class KarpenterFeatureGates(StrictModel):
@@ -24,11 +17,7 @@ class KarpenterFeatureGates(StrictModel):
     static_capacity: bool = False
 
 
-class Karpenter(StrictModel):
-    # Identity of the controller: EKS Pod Identity (an association made outside the
-    # cluster, nothing in the chart) or IRSA (a role ARN on the service account).
-    identity: Literal["podIdentity", "irsa"] = "podIdentity"
-    controller_role_arn: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")] | None = None
+class Karpenter(ControllerIdentity):
     # The IAM role of the nodes (Karpenter manages the instance profile), or an existing
     # instance profile. Exactly one; the role defaults to KarpenterNodeRole-<cluster>.
     node_role: str | None = None

@@ -115,7 +115,7 @@ def _karpenter_values(spec: Any, config: Config) -> dict[str, Any]:
     return {
         "cluster_name": cluster,
         "interruption_queue": k.interruption_queue or cluster,
-        "irsa_role_arn": k.controller_role_arn if k.identity == "irsa" else None,
+        "irsa_role_arn": k.irsa_role_arn,
         "feature_gates": k.feature_gates.model_dump(by_alias=True),
         "env": env,
         "overrides": k.values_overrides,

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from strata.spec.base import DnsLabel, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel
+from strata.spec.shared import RoleArn, Toleration
+from strata.spec.base import DnsLabel, NonNegativeInt, PositiveInt, Quantity, StrictModel
 
 # JupyterHub's ByteSpecification: K/M/G/T are powers of 1024 and nothing else is accepted.
 HubBytes = Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?[KMGT]$")]
@@ -15,14 +16,6 @@ Url = Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
 Image = Annotated[str, Field(pattern=r"^[a-z0-9][a-zA-Z0-9._/:@-]*$")]
 # A PersistentVolumeClaim: `name`, or `namespace/name` to make the namespace explicit.
 ClaimRef = Annotated[str, Field(pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")]
-RoleArn = Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")]
-
-
-class Toleration(StrictModel):
-    key: LabelKey | None = None
-    operator: Literal["Exists", "Equal"] = "Exists"
-    value: LabelValue | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
 
 
 class Placement(StrictModel):

@@ -10,7 +10,9 @@ from strata.problems import Problem
 
 from . import drivers as d
 from . import rules as r
-from .config import Config, ControllerIdentity, S3Bucket, StorageClass
+from strata.spec.shared import identity_problems
+
+from .config import Config, S3Bucket, StorageClass
 from .inventory import Source, all_sources, claim_namespace, mounts, resolve, sources_by_name, team_namespaces
 
 POSIX_USAGES = ("home", "checkpoints", "scratch")
@@ -21,7 +23,7 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
     for section in ("efs", "fsx"):
         part = getattr(config, section)
         if part is not None:
-            yield from _check_identity(("storage", section), part)
+            yield from identity_problems(r.CONTROLLER_IDENTITY, ("storage", section), part)
     yield from _check_names(config)
     for source in all_sources(config):
         if source.kind == "class":
@@ -33,13 +35,6 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
         elif source.item.mount_name == "fsx":
             yield r.FSX_MOUNT_NAME.problem(source.path + ("mountName",), "'fsx' is not this file system's mount name; copy LustreConfiguration.MountName from describe-file-systems")
     yield from _check_claims(spec, config)
-
-
-def _check_identity(path: tuple, part: ControllerIdentity) -> Iterator[Problem]:
-    if part.identity == "irsa" and not part.controller_role_arn:
-        yield r.CONTROLLER_IDENTITY.problem(path + ("identity",), "identity irsa needs controllerRoleArn")
-    if part.identity == "podIdentity" and part.controller_role_arn:
-        yield r.CONTROLLER_IDENTITY.problem(path + ("controllerRoleArn",), "with podIdentity the role comes from the Pod Identity association; remove controllerRoleArn or use identity: irsa")
 
 
 def _check_names(config: Config) -> Iterator[Problem]:

@@ -9,18 +9,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from strata.spec.shared import ControllerIdentity
 from strata.spec.base import DnsLabel, NonNegativeInt, Quantity, StrictModel
 
-RoleArn = Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")]
 FileSystemId = Annotated[str, Field(pattern=r"^fs-[0-9a-f]{8,17}$")]
 MountOption = Annotated[str, Field(min_length=1)]
-
-
-class ControllerIdentity(StrictModel):
-    # How the driver's controller gets AWS credentials: an EKS Pod Identity association
-    # (made outside the cluster, nothing in the chart) or IRSA (a role ARN annotation).
-    identity: Literal["podIdentity", "irsa"] = "podIdentity"
-    controller_role_arn: RoleArn | None = None
 
 
 class StorageClass(StrictModel):

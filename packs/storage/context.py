@@ -34,7 +34,7 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
 
 
 def _controller(part: ControllerIdentity) -> dict[str, Any]:
-    return {"irsa_role_arn": part.controller_role_arn if part.identity == "irsa" else None}
+    return {"irsa_role_arn": part.irsa_role_arn}
 
 
 def _storage_class(source: Source) -> dict[str, Any]:

@@ -10,7 +10,6 @@ import traceback
 
 import click
 
-from strata import __version__
 from strata.cli import commands
 from strata.cli.report import echo_problems
 from strata.errors import ProblemsFound, StrataError

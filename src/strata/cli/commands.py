@@ -73,11 +73,17 @@ def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: boo
     if check:
         _check(out_dir, tree, problems, fmt)
         return
+    version = loaded.spec.cluster.kubernetes_version
+    _write(out_dir, tree, problems, None if no_validate else (version, schema_store or schema_store_default()), fmt)
+
+
+def _write(out_dir: Path, tree: dict[str, bytes], problems: list, validation: tuple[str, Path] | None, fmt: str) -> None:
+    """Stage the tree, validate it there (kubernetes version, schema store) unless told not
+    to, then move it in and report; nothing is written when validation finds an error."""
     the_plan = writer.plan(out_dir, tree)
     with writer.staged(out_dir, tree) as stage:
-        if not no_validate:
-            problems += pipeline.validate_tree(stage, list(tree), loaded.spec.cluster.kubernetes_version,
-                                               schema_store or schema_store_default(), str(out_dir))
+        if validation:
+            problems = problems + pipeline.validate_tree(stage, list(tree), *validation, str(out_dir))
             if has_errors(problems):
                 raise ProblemsFound(problems)
         writer.commit(stage, out_dir, tree, the_plan)
@@ -149,15 +155,7 @@ def hydrate(out_dir: Path, chart_cache: Path | None, no_validate: bool, schema_s
     previous = _read_lock(out_dir)
     store = schema_store or schema_store_default()
     tree = hydrate_lib.hydrate(out_dir, previous, chart_cache or hydrate_lib.default_chart_cache(), store)
-    the_plan = writer.plan(out_dir, tree)
-    with writer.staged(out_dir, tree) as stage:
-        problems = [] if no_validate else pipeline.validate_tree(stage, list(tree), previous.kubernetes_version, store, str(out_dir))
-        if has_errors(problems):
-            raise ProblemsFound(problems)
-        writer.commit(stage, out_dir, tree, the_plan)
-    echo_problems(problems, fmt, {"written": list(the_plan.changed), "removed": list(the_plan.stale)})
-    if fmt == "text":
-        click.echo(f"{out_dir}: {len(the_plan.changed)} written, {len(the_plan.unchanged)} unchanged, {len(the_plan.stale)} removed", err=True)
+    _write(out_dir, tree, [], None if no_validate else (previous.kubernetes_version, store), fmt)
 
 
 @cli.group()

@@ -4,10 +4,12 @@ component directory) and its Helm values templates, and parse the output into ob
 from __future__ import annotations
 
 import dataclasses
+import traceback
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import yaml
 
 from strata import rules
 from strata.packs.contract import Pack
@@ -81,7 +83,7 @@ def _render_text(pack: Pack, name: str, context: dict[str, Any], result: RenderR
     try:
         text = environment(pack.root).get_template(name).render(context)
     except jinja2.TemplateError as exc:
-        line = f":{exc.lineno}" if getattr(exc, "lineno", None) else ""
+        line = f":{_template_line(exc, name)}" if _template_line(exc, name) else ""
         result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"{type(exc).__name__}: {exc}"), where=where + line))
         return None
     try:
@@ -89,6 +91,15 @@ def _render_text(pack: Pack, name: str, context: dict[str, Any], result: RenderR
     except yaml.YAMLError as exc:
         result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"output is not YAML: {exc}"), where=where))
         return None
+
+
+def _template_line(exc: Exception, name: str) -> int | None:
+    """The template line of a render error: syntax errors carry it, runtime errors (an
+    undefined variable) only in the traceback Jinja rewrites to point into the template."""
+    if getattr(exc, "lineno", None):
+        return exc.lineno  # type: ignore[attr-defined]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(name)]
+    return frames[-1].lineno if frames else None
 
 
 def _render_templates(pack: Pack, context: dict[str, Any], result: RenderResult) -> None:
