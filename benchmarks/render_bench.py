@@ -5,12 +5,16 @@ no validation) and by `helm template` from a generated chart producing the same 
   pools: N node pools (a Karpenter NodePool + EC2NodeClass each), templated by both engines;
   teams: a platform with N teams (namespace, quota, limits, RBAC, network policies each); Helm
          emits the objects strata rendered from values with toYaml, its lightest possible work.
+and, for the teams workload, by Kapitan (`kapitan compile` of a target whose inventory holds
+the same objects and whose Jinja2 template prints them), when a `kapitan` executable is given
+with --kapitan or found on PATH (Kapitan is not a dependency: install it in its own venv).
 Prints wall times (best of --repeat runs) and ratios. Run: python benchmarks/render_bench.py
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -130,11 +134,34 @@ def helm_template(chart_templates: dict[str, str], values: dict, repeat: int) ->
         return best(run, repeat)
 
 
+KAPITAN_TEMPLATE = """{% for obj in inventory.parameters.objects %}
+---
+{{ obj | yaml }}
+{% endfor %}
+"""
+
+
+def kapitan_compile(kapitan: str, objects: list, repeat: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "templates").mkdir()
+        (root / "templates" / "objects.yaml").write_text(KAPITAN_TEMPLATE)
+        (root / "inventory" / "targets").mkdir(parents=True)
+        (root / "inventory" / "classes").mkdir()  # Kapitan refuses an inventory without it
+        target = {"parameters": {"objects": objects, "kapitan": {
+            "vars": {"target": "bench"},
+            "compile": [{"output_path": "manifests", "input_type": "jinja2", "input_paths": ["templates/objects.yaml"]}]}}}
+        (root / "inventory" / "targets" / "bench.yml").write_text(yaml.safe_dump(target))
+        run = lambda: subprocess.run([kapitan, "compile", "-t", "bench"], cwd=root, check=True, capture_output=True)  # noqa: E731
+        return best(run, repeat)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pools", type=int, default=3000, help="node pools (objects = 2 x pools)")
     parser.add_argument("--teams", type=int, default=1000, help="teams of the platform workload")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--kapitan", default=shutil.which("kapitan"), help="a kapitan executable (default: on PATH)")
     args = parser.parse_args()
 
     pools = spec_text(args.pools)
@@ -150,6 +177,11 @@ def main() -> int:
     strata_s = best(lambda: strata_render(teams), args.repeat)
     helm_s = helm_template({"objects.yaml": HELM_OBJECTS}, {"objects": objects}, args.repeat)
     report("teams", len(objects), strata_s, helm_s)
+    if args.kapitan:
+        kapitan_s = kapitan_compile(args.kapitan, objects, args.repeat)
+        print(f"teams: kapitan compile {kapitan_s:.2f} s  ratio strata/kapitan {strata_s / kapitan_s:.2f}")
+    else:
+        print("teams: kapitan not found (pass --kapitan PATH to compare)")
     return 0
 
 
