@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from conftest import VALUES
 from strata import pipeline
 
-BASE = yaml.safe_load((VALUES / "realistic.yaml").read_text())
+EXAMPLES = {p.stem: yaml.safe_load(p.read_text()) for p in sorted(VALUES.glob("*.yaml"))}
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**40), 2**40), st.floats(allow_nan=True),
                     st.text(max_size=12), st.sampled_from(["", "1.36", "spot", "WhenUnderutilized", "al2@latest", "-1"]))
@@ -28,7 +28,7 @@ def _paths(node, prefix=()):
             yield from _paths(v, prefix + (i,))
 
 
-PATHS = [p for p in _paths(BASE) if p]
+PATHS = [(name, p) for name, doc in EXAMPLES.items() for p in _paths(doc) if p]
 
 
 def _set(doc, path, value):
@@ -46,10 +46,11 @@ def _assert_loads_cleanly(text: bytes) -> None:
         assert problem.format()  # every problem prints
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(PATHS), value=values)
-def test_mutated_realistic_spec_gives_problems_not_tracebacks(path, value):
-    doc = yaml.safe_load((VALUES / "realistic.yaml").read_text())
+def test_mutated_example_gives_problems_not_tracebacks(path, value):
+    example, path = path
+    doc = yaml.safe_load((VALUES / f"{example}.yaml").read_text())
     _set(doc, path, value)
     _assert_loads_cleanly(yaml.safe_dump(doc).encode())
 
@@ -66,10 +67,11 @@ def test_random_bytes_give_problems_not_tracebacks(raw):
     _assert_loads_cleanly(raw)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(path=st.sampled_from(PATHS), value=values)
 def test_valid_mutations_render_without_crashing(path, value):
-    doc = yaml.safe_load((VALUES / "realistic.yaml").read_text())
+    example, path = path
+    doc = yaml.safe_load((VALUES / f"{example}.yaml").read_text())
     _set(doc, path, value)
     loaded = pipeline.load([("fuzz.yaml", yaml.safe_dump(doc).encode())])
     if loaded.spec is not None and not any(p.is_error for p in loaded.problems):
