@@ -136,3 +136,25 @@ def test_pre_commit_hooks_run_the_check(strata, tmp_path):
         assert strata(*args, "-f", MINIMAL, "-o", out).returncode == 0, hook["id"]
     (out / "compute" / "karpenter" / "nodepool-gpu.yaml").write_text("edited\n")
     assert strata(*hooks[0]["entry"].split()[1:], "-f", MINIMAL, "-o", out).returncode == 1
+
+
+def test_a_credential_in_free_form_values_stops_the_render(strata, tmp_path):
+    from reference import REPO_ROOT
+
+    out = tmp_path / "out"
+    result = strata("render", "-f", REPO_ROOT / "tests" / "cases" / "secret-in-output.yaml", "-o", out)
+    assert result.returncode == 1
+    assert "compute/helm/karpenter/values.yaml: an AWS access key id would be committed to Git [render/secret-in-output]" in result.stdout
+    assert "AKIAIOSFODNN7EXAMPLE" not in result.stdout + result.stderr, "the report must not repeat the secret"
+    assert not out.exists()
+
+
+def test_secret_scan_recognises_secret_objects_and_keys():
+    from strata.output.secrets import scan
+
+    files = {
+        "a.yaml": b"# header\napiVersion: v1\nkind: Secret\nmetadata: {name: x}\n",
+        "b.yaml": b"key: |\n  -----BEGIN RSA PRIVATE KEY-----\n",
+        "c.yaml": b"apiVersion: v1\nkind: ConfigMap\ndata: {secretName: jupyterhub-oauth}\n",
+    }
+    assert sorted((p.where, p.rule) for p in scan(files)) == [("a.yaml", "render/secret-in-output"), ("b.yaml", "render/secret-in-output")]

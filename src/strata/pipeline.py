@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from strata import __version__, rules
+from strata.output import secrets
 from strata.output import tree as output_tree
 from strata.output.lock import Lock, PreviousLock
 from strata.packs.contract import Pack
@@ -81,7 +82,7 @@ def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[s
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
     tree, problems = output_tree.build(result.objects, result.releases, lock, outside_root)
-    return tree, sorted_problems([*result.problems, *problems])
+    return tree, sorted_problems([*result.problems, *problems, *secrets.scan(tree)])
 
 
 def manifest_files(files: list[str] | frozenset[str]) -> list[str]:

@@ -53,6 +53,11 @@ KUSTOMIZE = Rule(
     "the output tree does not build with kustomize",
     "report it: strata writes every kustomization itself",
 )
+SECRET_IN_OUTPUT = Rule(
+    "render/secret-in-output",
+    "the output tree is committed to Git; a credential in it is leaked to everyone who can read the repository",
+    "keep the value in an existing Secret (or a secret manager) and reference it by name",
+)
 DRIFT = Rule(
     "render/drift",
     "the output tree on disk differs from what the spec renders",
@@ -61,5 +66,5 @@ DRIFT = Rule(
 
 CORE_RULES: tuple[Rule, ...] = (
     SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION,
-    VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT,
+    VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT,
 )
