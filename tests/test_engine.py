@@ -39,3 +39,13 @@ def test_undefined_template_variable_is_a_problem_with_its_line(tmp_path):
 def test_a_document_that_is_no_kubernetes_object_is_a_problem(tmp_path):
     (line,) = _render_problems(_pack(tmp_path, "just: data\n"))
     assert "not a Kubernetes object" in line
+
+
+def test_a_pack_outside_its_kubernetes_range_is_refused(tmp_path):
+    packs = _pack(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n")
+    manifest = tmp_path / "broken" / "pack.yaml"
+    manifest.write_text(manifest.read_text() + 'kubernetes: ["1.36", "1.37"]\n')
+    packs = (*packs[:-1], load_pack(tmp_path / "broken", "test"))
+    spec = SPEC.replace(b'"1.36"', b'"1.35"')
+    (line,) = [p.format() for p in pipeline.load([("spec.yaml", spec)], packs).problems]
+    assert line == "spec.yaml:4:9: broken: pack broken 0.0.1 supports Kubernetes 1.36-1.37, not 1.35 [pack/kubernetes-range]"

@@ -55,11 +55,24 @@ def check(spec: Any, packs: tuple[Pack, ...]) -> list[Problem]:
     if version not in SUPPORTED_KUBERNETES:
         problems.append(rules.KUBERNETES_VERSION.problem(
             ("cluster", "kubernetesVersion"), f"Kubernetes {version} is outside the supported range {SUPPORTED_KUBERNETES[0]}-{SUPPORTED_KUBERNETES[-1]}"))
+    minor = _minor(version)
     for pack in packs:
         config = engine.pack_config(spec, pack)
-        if config is not None and pack.check:
+        if config is None:
+            continue
+        low, high = pack.manifest.kubernetes
+        # Outside strata's own range the core rule has said it already.
+        if version in SUPPORTED_KUBERNETES and not _minor(low) <= minor <= _minor(high):
+            problems.append(rules.PACK_KUBERNETES.problem(
+                (pack.field_name,) if getattr(spec, pack.field_name, None) is not None else ("cluster", "kubernetesVersion"),
+                f"pack {pack.name} {pack.version} supports Kubernetes {low}-{high}, not {version}"))
+        if pack.check:
             problems.extend(pack.check(spec, config))
     return problems
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split("."))
 
 
 def _locate(problems: list[Problem], sources: spec_sources.SourceMap) -> list[Problem]:

@@ -38,6 +38,11 @@ KUBERNETES_VERSION = Rule(
     "strata validates and renders for EKS Kubernetes 1.34 to 1.37 only",
     "set cluster.kubernetesVersion to a quoted version between \"1.34\" and \"1.37\"",
 )
+PACK_KUBERNETES = Rule(
+    "pack/kubernetes-range",
+    "an enabled pack does not support the cluster's Kubernetes version (its pinned charts and APIs were not made for it)",
+    "use a Kubernetes version in the pack's range (strata packs list shows the packs) or upgrade the pack",
+)
 VALIDATION = Rule(
     "validate/kubeconform",
     "an output object is not accepted by the Kubernetes or CRD schema at the target version",
@@ -65,6 +70,6 @@ DRIFT = Rule(
 )
 
 CORE_RULES: tuple[Rule, ...] = (
-    SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION,
+    SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, PACK_KUBERNETES,
     VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT,
 )
