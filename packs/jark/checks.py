@@ -6,12 +6,13 @@ import re
 from typing import Any, Iterator
 
 from strata.problems import Problem
+from strata.spec.base import quantity
 from strata.spec.pools import PoolFacts, all_facts
 
 from . import images, rules as r
 from .config import Config, Placement
-from .context import HUB_NAMESPACE, active, team_namespaces
-from .resources import fit_problem, gpu_problem, hub_bytes, quantity, toleration_dicts
+from .context import HUB_NAMESPACE, active
+from .resources import fit_problem, gpu_problem, hub_bytes, toleration_dicts
 
 JARK = ("jark",)
 UNSTABLE_CLAIMS = {"name", "given_name", "family_name", "nickname", "display_name", "middle_name"}
@@ -30,7 +31,7 @@ PROXY_HTTPS_TYPES = {None, "", "letsencrypt", "manual", "offload", "secret"}
 def check(spec: Any, config: Config) -> Iterator[Problem]:
     parts = active(config)
     pools = all_facts(spec)
-    teams = team_namespaces(spec)
+    teams = spec.team_namespaces
     quotas = {t.name: t.quota for t in spec.teams if t.quota is not None}
     env = spec.cluster.environment
     if "jupyterhub" in parts:

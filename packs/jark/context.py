@@ -42,10 +42,6 @@ def active(config: Config) -> dict[str, Any]:
     return out
 
 
-def team_namespaces(spec: Any) -> dict[str, str]:
-    return {t.name: t.namespace_name for t in spec.teams}
-
-
 def tolerations(placement: Placement, pools: dict[str, PoolFacts]) -> list[dict[str, Any]]:
     """Explicit tolerations as written, else exactly the target pool's taints."""
     if placement.tolerations is not None:
@@ -57,7 +53,7 @@ def tolerations(placement: Placement, pools: dict[str, PoolFacts]) -> list[dict[
 def context(spec: Any, config: Config) -> dict[str, Any]:
     parts = active(config)
     pools = all_facts(spec)
-    namespaces = team_namespaces(spec)
+    namespaces = spec.team_namespaces
     hub, argo, ray = parts.get("jupyterhub"), parts.get("argo_workflows"), parts.get("kuberay")
     ray_clusters = [_ray_cluster(c, ray, pools, namespaces) for c in ray.clusters] if ray else []
     ray_namespaces = sorted({c["namespace"] for c in ray_clusters})

@@ -7,11 +7,12 @@ import re
 from typing import Any, Iterator
 
 from strata.problems import Problem
+from strata.spec.base import quantity
 
 from . import drivers as d
 from . import rules as r
 from .config import Config, ControllerIdentity, S3Bucket, StorageClass
-from .inventory import Source, all_sources, claim_namespace, mounts, resolve, sources_by_name, team_namespaces
+from .inventory import Source, all_sources, claim_namespace, mounts, resolve, sources_by_name
 
 POSIX_USAGES = ("home", "checkpoints", "scratch")
 POSIX_MOUNT_PATH = re.compile(r"home|checkpoint|scratch", re.IGNORECASE)
@@ -222,7 +223,7 @@ def _check_bucket(source: Source) -> Iterator[Problem]:
 
 def _check_claims(spec: Any, config: Config) -> Iterator[Problem]:
     sources = sources_by_name(config)
-    teams = team_namespaces(spec)
+    teams = spec.team_namespaces
     where_claims: dict[tuple[str, str], Any] = {}
     for i, claim in enumerate(config.claims):
         path = ("storage", "claims", i)
@@ -273,6 +274,6 @@ def _check_fsx_size(path: tuple, claim: Any, sc: StorageClass) -> Iterator[Probl
         return
     size = d.gib(claim.size)
     rounded = d.fsx_round_up(size, steps, increment)
-    if rounded * 2**30 != d.quantity_bytes(claim.size):
+    if rounded * 2**30 != quantity(claim.size):
         yield r.FSX_CAPACITY.problem(path + ("size",), f"{claim.size} is not a {deployment} size; the driver creates {rounded}Gi, so request {rounded}Gi")
 
