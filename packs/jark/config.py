@@ -3,8 +3,10 @@ node pools and teams of the core spec; checks.py refuses what those cannot run."
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import yaml
 from pydantic import Field
 
 from strata.spec.base import DnsLabel, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel
@@ -16,6 +18,8 @@ Image = Annotated[str, Field(pattern=r"^[a-z0-9][a-zA-Z0-9._/:@-]*$")]
 # A PersistentVolumeClaim: `name`, or `namespace/name` to make the namespace explicit.
 ClaimRef = Annotated[str, Field(pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")]
 RoleArn = Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")]
+# Each component lives in its Helm release's namespace, pinned in pack.yaml.
+RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in yaml.safe_load((Path(__file__).parent / "pack.yaml").read_text())["helmReleases"]}
 
 
 class Toleration(StrictModel):
@@ -224,6 +228,16 @@ class KubeRay(StrictModel):
     clusters: tuple[RayCluster, ...] = ()
     jobs: tuple[RayJob, ...] = ()
     values_overrides: dict[str, Any] = {}
+
+    # Facts other packs read from spec.jark.kuberay (the observability pack's monitors).
+    @property
+    def operator_namespace(self) -> str:
+        return RELEASE_NAMESPACES["kuberay-operator"]
+
+    def cluster_namespaces(self, spec: Any) -> list[str]:
+        """The team namespaces the RayClusters run in (a RayJob runs beside the cluster it copies)."""
+        teams = spec.team_namespaces
+        return sorted({teams.get(c.team, c.team) for c in self.clusters})
 
 
 class Config(StrictModel):
