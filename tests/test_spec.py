@@ -6,6 +6,7 @@ import pytest
 
 from strata import pipeline
 from strata.spec.base import quantity
+from strata.spec.claims import mount_problem
 
 BASE = b"""\
 apiVersion: strata.dev/v1alpha1
@@ -97,3 +98,16 @@ def test_quantities_are_numbers_in_base_units(text, value):
 def test_a_non_quantity_is_refused(text):
     with pytest.raises(ValueError):
         quantity(text)
+
+
+@pytest.mark.parametrize("ref, created_in, wrong", [
+    ("models", (), False),                     # made outside strata: nothing says otherwise
+    ("models", ("hub",), False),
+    ("hub/models", ("hub",), False),
+    ("models", ("research",), True),           # strata creates it for a team only
+    ("models", ("research", "hub"), False),
+    ("research/models", (), True),             # the reference itself names another namespace
+    ("research/models", ("research", "hub"), True),
+])
+def test_a_pod_mounts_only_claims_of_its_own_namespace(ref, created_in, wrong):
+    assert (mount_problem(ref, "hub", created_in) is not None) == wrong

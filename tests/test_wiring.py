@@ -59,3 +59,60 @@ def test_ray_monitoring_can_be_switched_off():
     assert problems == []
     assert _objects(tree, "PodMonitor") == []
     assert all(m["metadata"]["name"] != "kuberay-operator" for m in _objects(tree, "ServiceMonitor"))
+
+
+STORAGE = b"""\
+storage:
+  efs:
+    storageClasses:
+      - name: efs-home
+        parameters: {provisioningMode: efs-ap, fileSystemId: fs-0a1b2c3d4e5f60718, directoryPerms: "700", uid: "1000", gid: "100"}
+  claims:
+    - {name: shared-models, namespace: jupyterhub, storageClass: efs-home}
+    - {name: research-datasets, team: vision, storageClass: efs-home}
+"""
+
+
+def _fired(loaded: pipeline.Loaded) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for p in loaded.problems:
+        out.setdefault(p.rule, []).append(p)
+    return out
+
+
+def test_jark_mounts_are_checked_against_the_claims_storage_creates():
+    fired = _fired(_load(("storage.yaml", STORAGE)))
+    # The hub's shared volume is claimed in its namespace; the research Ray cluster's dataset
+    # claim exists only for team vision (namespace cv).
+    assert set(fired) == {"jark/pvc-cross-namespace"}
+    (problem,) = fired["jark/pvc-cross-namespace"]
+    assert problem.path == ("jark", "kuberay", "clusters", 0, "volumes", 0, "claim")
+    assert "'research-datasets' is created in namespace cv" in problem.message
+
+
+def test_home_storage_class_must_exist_once_storage_is_described():
+    layer = b"jark:\n  jupyterhub:\n    home: {storageClass: gp3}\n"
+    fired = _fired(_load(("storage.yaml", STORAGE), ("home.yaml", layer)))
+    assert [p.path for p in fired["jark/unknown-storage-class"]] == [("jark", "jupyterhub", "home", "storageClass")]
+    declared = _fired(_load(("storage.yaml", STORAGE + b"  existingClasses: [gp3]\n"), ("home.yaml", layer)))
+    assert "jark/unknown-storage-class" not in declared
+
+
+def test_dra_and_jark_mounts_get_the_same_decision():
+    """storage/claim-namespace (a DRA workload) and jark/pvc-cross-namespace (a Ray cluster)
+    say the same thing about the same mistake."""
+    claims = b"""\
+storage:
+  claims:
+    - {name: workspace, team: research, storageClass: efs-workspace}
+    - {name: datasets, team: research, volume: datasets}
+    - {name: scratch, team: research, storageClass: fsx-scratch, size: 4800Gi}
+    - {name: models, team: research, volume: models}
+"""
+    dra = pipeline.load([("ml-storage-dra.yaml", (VALUES / "ml-storage-dra.yaml").read_bytes()), ("claims.yaml", claims)])
+    (storage_problem,) = _fired(dra)["storage/claim-namespace"]
+    assert storage_problem.path == ("dra", "workloads", 1, "volumes", 0, "claim")
+    (jark_problem,) = _fired(_load(("storage.yaml", STORAGE)))["jark/pvc-cross-namespace"]
+    shape = "claim '{}' is created in namespace {}, but the pod runs in '{}'; add a claim in '{}'"
+    assert storage_problem.message == shape.format("models", "research", "inference", "inference")
+    assert jark_problem.message.endswith(shape.format("research-datasets", "cv", "research", "research"))

@@ -1,5 +1,5 @@
 """Name resolution shared by the checks and the context: the StorageClasses and static
-volumes a claim can name, the namespace a claim lands in, and who mounts which claim."""
+volumes a claim can name, and who mounts which claim."""
 
 from __future__ import annotations
 
@@ -47,12 +47,6 @@ def resolve(claim: Claim, sources: dict[str, Source]) -> Source | None:
     name, kind = (claim.storage_class, "class") if claim.storage_class else (claim.volume, "volume")
     source = sources.get(name)
     return source if source is not None and source.kind == kind else None
-
-
-def claim_namespace(spec: Any, claim: Claim) -> str:
-    if claim.namespace:
-        return claim.namespace
-    return spec.team_namespaces.get(claim.team, claim.team)
 
 
 @dataclasses.dataclass(frozen=True)
