@@ -116,3 +116,21 @@ storage:
     shape = "claim '{}' is created in namespace {}, but the pod runs in '{}'; add a claim in '{}'"
     assert storage_problem.message == shape.format("models", "research", "inference", "inference")
     assert jark_problem.message.endswith(shape.format("research-datasets", "cv", "research", "research"))
+
+
+def test_team_quota_must_hold_the_claims_strata_creates():
+    """ml-storage-dra creates four claims for research: 4800Gi of FSx scratch and three nominal
+    1Gi ones (EFS and S3 ignore the size, but the quota still counts it)."""
+    example = ("ml-storage-dra.yaml", (VALUES / "ml-storage-dra.yaml").read_bytes())
+
+    def fired(quota: bytes) -> list:
+        team = b"teams:\n  - {name: research, groups: [ml-research], quota: {cpu: '512', memory: 4096Gi, gpus: 32, " + quota + b"}}\n"
+        team += b"  - {name: serving, namespace: inference, groups: [ml-serving]}\n"
+        loaded = pipeline.load([example, ("quota.yaml", team)])
+        return [(p.path[-1], p.message) for p in loaded.problems if p.rule == "tenancy/quota-below-platform-claims"]
+
+    assert fired(b"persistentVolumeClaims: 4, storage: 4803Gi") == []
+    (count,) = fired(b"persistentVolumeClaims: 3")
+    assert count[0] == "persistentVolumeClaims" and "creates 4 claims in namespace research" in count[1]
+    (storage,) = fired(b"storage: 4802Gi")
+    assert storage[0] == "storage" and "request 4803Gi" in storage[1] and "scratch (4800Gi)" in storage[1]
