@@ -18,8 +18,6 @@ Image = Annotated[str, Field(pattern=r"^[a-z0-9][a-zA-Z0-9._/:@-]*$")]
 # A PersistentVolumeClaim: `name`, or `namespace/name` to make the namespace explicit.
 ClaimRef = Annotated[str, Field(pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")]
 RoleArn = Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")]
-# Each component lives in its Helm release's namespace, pinned in pack.yaml.
-RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in yaml.safe_load((Path(__file__).parent / "pack.yaml").read_text())["helmReleases"]}
 
 
 class Toleration(StrictModel):
@@ -219,6 +217,10 @@ class RayJob(StrictModel):
     runtime_env: dict[str, Any] = {}
     active_deadline_seconds: PositiveInt = 86400
     ttl_seconds_after_finished: NonNegativeInt = 600
+
+
+# Each component lives in its Helm release's namespace, pinned in pack.yaml.
+RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in yaml.safe_load((Path(__file__).parent / "pack.yaml").read_text())["helmReleases"]}
 
 
 class KubeRay(StrictModel):
