@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import yaml
 
-from conftest import VALUES
+from conftest import VALUES, render_clean
 from strata import pipeline
 
 OBSERVE = b"""\
@@ -19,16 +19,18 @@ def _load(*layers: tuple[str, bytes]) -> pipeline.Loaded:
     return pipeline.load([("jark.yaml", (VALUES / "jark.yaml").read_bytes()), *layers])
 
 
+def _rendered(observe: bytes) -> dict[str, bytes]:
+    """jark.yaml with an observability layer, rendered without a single problem."""
+    return render_clean(("jark.yaml", (VALUES / "jark.yaml").read_bytes()), ("observe.yaml", observe))
+
+
 def _objects(tree: dict[str, bytes], kind: str) -> list[dict]:
     docs = (yaml.safe_load(body) for path, body in tree.items() if path.endswith(".yaml"))
     return [d for d in docs if isinstance(d, dict) and d.get("kind") == kind]
 
 
 def test_ray_monitors_follow_the_ray_clusters_jark_renders():
-    loaded = _load(("observe.yaml", OBSERVE))
-    assert loaded.problems == []
-    tree, problems = pipeline.render(loaded)
-    assert problems == []
+    tree = _rendered(OBSERVE)
     ray_namespaces = {c["metadata"]["namespace"] for c in _objects(tree, "RayCluster")}
     assert ray_namespaces == {"research", "cv"}  # team vision lives in namespace cv
     pod_monitors = _objects(tree, "PodMonitor")
@@ -47,16 +49,14 @@ def test_ray_monitors_follow_the_ray_clusters_jark_renders():
 
 def test_listed_ray_namespaces_add_to_the_derived_ones():
     extra = OBSERVE + b"  kuberay: {rayNamespaces: [research, ml-serving]}\n"
-    tree, problems = pipeline.render(_load(("observe.yaml", extra)))
-    assert problems == []
+    tree = _rendered(extra)
     heads = sorted(m["metadata"]["namespace"] for m in _objects(tree, "PodMonitor") if m["metadata"]["name"] == "ray-head")
     assert heads == ["cv", "ml-serving", "research"]
 
 
 def test_ray_monitoring_can_be_switched_off():
     off = OBSERVE + b"  kuberay: {enabled: false}\n"
-    tree, problems = pipeline.render(_load(("observe.yaml", off)))
-    assert problems == []
+    tree = _rendered(off)
     assert _objects(tree, "PodMonitor") == []
     assert all(m["metadata"]["name"] != "kuberay-operator" for m in _objects(tree, "ServiceMonitor"))
 
