@@ -15,13 +15,23 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from reference import REPO_ROOT, reference_dir  # noqa: E402
 
-from strata import tools  # noqa: E402
+from strata import pipeline, tools  # noqa: E402
 from strata.errors import ToolMissing  # noqa: E402
 from strata.cli.commands import pack_crd_sets  # noqa: E402
 from strata.validate.schema_store import import_crds  # noqa: E402
 
 VALUES = REPO_ROOT / "values"
 EXAMPLES = sorted(p.stem for p in VALUES.glob("*.yaml"))
+
+
+def render_clean(*layers: tuple[str, bytes]) -> dict[str, bytes]:
+    """Spec layers (name, text) rendered without validation; neither the spec nor the render
+    may raise a single problem."""
+    loaded = pipeline.load(list(layers))
+    assert loaded.problems == []
+    tree, problems = pipeline.render(loaded)
+    assert problems == []
+    return tree
 
 
 def require_tool(name: str) -> None:

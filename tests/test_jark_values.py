@@ -163,11 +163,6 @@ def test_cuda_images(image, cuda):
     assert (jark_images.without_cuda(image) is None) == cuda
 
 
-@pytest.mark.parametrize("text, value", [("500m", 0.5), ("2", 2.0), ("8Gi", 8 * 2**30), ("1.5G", 1.5e9)])
-def test_quantities(text, value):
-    assert jark_resources.quantity(text) == value
-
-
 def test_hub_bytes_are_binary():
     assert jark_resources.hub_bytes("4G") == 4 * 2**30
 

@@ -9,8 +9,7 @@ import json
 import pytest
 import yaml
 
-from conftest import VALUES
-from strata import pipeline
+from conftest import VALUES, render_clean
 from strata.packs.loader import discover
 
 discover()  # imports the built-in packs, observability's modules among them
@@ -20,10 +19,7 @@ DASHBOARD = "observability/dashboards/configmap-monitoring-strata-gpu-platform-d
 
 
 def _tree() -> dict[str, bytes]:
-    loaded = pipeline.load([("observability.yaml", (VALUES / "observability.yaml").read_bytes())])
-    tree, problems = pipeline.render(loaded)
-    assert problems == []
-    return tree
+    return render_clean(("observability.yaml", (VALUES / "observability.yaml").read_bytes()))
 
 
 def _metrics_module():

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import VALUES, require_tool
-from strata import pipeline, tools
+from conftest import VALUES, render_clean, require_tool
+from strata import tools
 
 EXAMPLE = VALUES / "observability.yaml"
 RULE_FILE = "observability/gpu-alerts/prometheusrule-monitoring-strata-gpu-platform.yaml"
@@ -22,11 +22,7 @@ GPU_LABELS = {"node": "ip-10-0-1-5.eu-west-1.compute.internal", "gpu": "0", "UUI
 
 
 def _groups(spec: bytes, name: str = "spec.yaml") -> list[dict[str, Any]]:
-    loaded = pipeline.load([(name, spec)])
-    assert loaded.problems == []
-    tree, problems = pipeline.render(loaded)
-    assert problems == []
-    return yaml.safe_load(tree[RULE_FILE])["spec"]["groups"]
+    return yaml.safe_load(render_clean((name, spec))[RULE_FILE])["spec"]["groups"]
 
 
 def _without_annotations(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:

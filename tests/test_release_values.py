@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import yaml
 
-from strata import pipeline
+from conftest import render_clean
 
 HEAD = """apiVersion: strata.dev/v1alpha1
 kind: Platform
@@ -20,11 +20,7 @@ VALUES = "compute/helm/gpu-operator/values.yaml"
 
 
 def _render(text: str) -> dict[str, bytes]:
-    loaded = pipeline.load([("spec.yaml", text.encode())])
-    assert loaded.problems == []
-    tree, problems = pipeline.render(loaded)
-    assert problems == []
-    return tree
+    return render_clean(("spec.yaml", text.encode()))
 
 
 def _service_monitor(tree: dict[str, bytes]) -> dict:

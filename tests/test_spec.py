@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from strata import pipeline
+from strata.spec.base import quantity
+from strata.spec.claims import mount_problem
 
 BASE = b"""\
 apiVersion: strata.dev/v1alpha1
@@ -83,3 +87,27 @@ def test_spec_digest_depends_on_content_not_file_names():
     a = _load(("a.yaml", BASE)).digest
     assert a == _load(("elsewhere/b.yaml", BASE)).digest
     assert a != _load(("a.yaml", BASE.replace(b"m7i", b"m7a"))).digest
+
+
+@pytest.mark.parametrize("text, value", [("500m", 0.5), ("2", 2.0), ("8Gi", 8 * 2**30), ("1.5G", 1.5e9), ("4800Gi", 4800 * 2**30), (3, 3.0)])
+def test_quantities_are_numbers_in_base_units(text, value):
+    assert quantity(text) == value
+
+
+@pytest.mark.parametrize("text", ["8GB", "Gi", "-1"])
+def test_a_non_quantity_is_refused(text):
+    with pytest.raises(ValueError):
+        quantity(text)
+
+
+@pytest.mark.parametrize("ref, created_in, wrong", [
+    ("models", (), False),                     # made outside strata: nothing says otherwise
+    ("models", ("hub",), False),
+    ("hub/models", ("hub",), False),
+    ("models", ("research",), True),           # strata creates it for a team only
+    ("models", ("research", "hub"), False),
+    ("research/models", (), True),             # the reference itself names another namespace
+    ("research/models", ("research", "hub"), True),
+])
+def test_a_pod_mounts_only_claims_of_its_own_namespace(ref, created_in, wrong):
+    assert (mount_problem(ref, "hub", created_in) is not None) == wrong

@@ -72,10 +72,10 @@ def dra_pools(spec: Any, config: Config) -> list[PoolFacts]:
 
 def template_namespaces(spec: Any, template: ClaimTemplate) -> list[str]:
     """The namespaces a claim template (or shared claim) is created in: its teams' or every team's."""
-    namespaces = {t.name: t.namespace_name for t in spec.teams}
+    namespaces = spec.team_namespaces
     teams = template.teams or tuple(namespaces)
     return [namespaces.get(team, team) for team in teams]
 
 
 def team_namespace(spec: Any, team: str) -> str:
-    return next((t.namespace_name for t in spec.teams if t.name == team), team)
+    return spec.team_namespaces.get(team, team)

@@ -6,12 +6,14 @@ import re
 from typing import Any, Iterator
 
 from strata.problems import Problem
+from strata.spec.base import quantity
+from strata.spec.claims import mount_problem
 from strata.spec.pools import PoolFacts, all_facts
 
 from . import images, rules as r
 from .config import Config, Placement
-from .context import HUB_NAMESPACE, active, team_namespaces
-from .resources import fit_problem, gpu_problem, hub_bytes, quantity, toleration_dicts
+from .context import HUB_NAMESPACE, active
+from .resources import fit_problem, gpu_problem, hub_bytes, toleration_dicts
 
 JARK = ("jark",)
 UNSTABLE_CLAIMS = {"name", "given_name", "family_name", "nickname", "display_name", "middle_name"}
@@ -30,16 +32,21 @@ PROXY_HTTPS_TYPES = {None, "", "letsencrypt", "manual", "offload", "secret"}
 def check(spec: Any, config: Config) -> Iterator[Problem]:
     parts = active(config)
     pools = all_facts(spec)
-    teams = team_namespaces(spec)
+    teams = spec.team_namespaces
     quotas = {t.name: t.quota for t in spec.teams if t.quota is not None}
     env = spec.cluster.environment
+    storage = getattr(spec, "storage", None)
+    # Where the storage pack creates each claim; claims made outside strata are taken at their word.
+    claims = storage.claim_namespaces(spec) if storage is not None else {}
     if "jupyterhub" in parts:
-        yield from _check_hub(parts["jupyterhub"], pools, env)
+        yield from _check_hub(parts["jupyterhub"], pools, env, claims)
+        if storage is not None:
+            yield from _check_home_class(parts["jupyterhub"], storage)
     if "argo_workflows" in parts:
         yield from _check_argo(parts["argo_workflows"], pools, teams, env)
         yield from _check_dataflow_quota(parts["argo_workflows"].dataflow, quotas)
     if "kuberay" in parts:
-        yield from _check_ray(parts["kuberay"], pools, teams)
+        yield from _check_ray(parts["kuberay"], pools, teams, claims)
         yield from _check_ray_quota(parts["kuberay"], quotas)
 
 
@@ -100,10 +107,9 @@ def _check_placement(path: tuple, placement: Placement, pools: dict[str, PoolFac
             yield r.TAINT_NOT_TOLERATED.problem(path + ("tolerations",), f"{what} does not tolerate {', '.join(missing)} of node pool {name!r}")
 
 
-def _check_claim(path: tuple, claim: str, namespace: str, what: str) -> Iterator[Problem]:
-    owner, _, name = claim.rpartition("/")
-    if owner and owner != namespace:
-        yield r.PVC_CROSS_NAMESPACE.problem(path, f"{what} runs in namespace {namespace!r} but claim {name!r} is in {owner!r}")
+def _check_claim(path: tuple, ref: str, namespace: str, claims: dict[str, set[str]], what: str) -> Iterator[Problem]:
+    if why := mount_problem(ref, namespace, claims.get(ref.rpartition("/")[2], ())):
+        yield r.PVC_CROSS_NAMESPACE.problem(path, f"{what}: {why}")
 
 
 def _walk(values: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
@@ -141,7 +147,7 @@ def _get(values: dict[str, Any], *keys: str) -> Any:
 
 # --- JupyterHub -------------------------------------------------------------------------
 
-def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str) -> Iterator[Problem]:
+def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: dict[str, set[str]]) -> Iterator[Problem]:
     base = JARK + ("jupyterhub",)
     yield from _check_auth(base + ("auth",), hub.auth, env)
     yield from _check_image(base + ("image",), hub.image)
@@ -154,7 +160,7 @@ def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str) -> Iterator[Prob
             where = path + ("image",) if p.image else path + ("gpus",)
             yield r.GPU_IMAGE_WITHOUT_CUDA.problem(where, f"profile {p.slug!r} holds {p.gpus} GPU(s) with image {image!r}: {why}")
     for i, v in enumerate(hub.shared_volumes):
-        yield from _check_claim(base + ("sharedVolumes", i, "claim"), v.claim, HUB_NAMESPACE, "JupyterHub")
+        yield from _check_claim(base + ("sharedVolumes", i, "claim"), v.claim, HUB_NAMESPACE, claims, f"JupyterHub shared volume {v.name!r}")
     overrides = hub.values_overrides
     opath = base + ("valuesOverrides",)
     yield from _check_secrets(opath, overrides)
@@ -165,6 +171,14 @@ def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str) -> Iterator[Prob
     for key in limits:
         if key.endswith("/gpu"):
             yield r.GPUS_FOR_EVERY_USER.problem(opath + ("singleuser", "extraResource", "limits", key), f"{key} here is given to every user")
+
+
+def _check_home_class(hub: Any, storage: Any) -> Iterator[Problem]:
+    known = storage.class_names
+    if hub.home.storage_class not in known:
+        yield r.UNKNOWN_STORAGE_CLASS.problem(JARK + ("jupyterhub", "home", "storageClass"), (
+            f"no StorageClass {hub.home.storage_class!r}: the storage section makes {', '.join(known) or 'none'}; "
+            "list a class the cluster already has under storage.existingClasses"))
 
 
 def _check_auth(path: tuple, auth: Any, env: str) -> Iterator[Problem]:
@@ -256,12 +270,12 @@ def _check_dataflow(path: tuple, argo: Any, pools: dict[str, PoolFacts]) -> Iter
 
 # --- KubeRay ----------------------------------------------------------------------------
 
-def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str]) -> Iterator[Problem]:
+def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str], claims: dict[str, set[str]]) -> Iterator[Problem]:
     base = JARK + ("kuberay",)
     yield from _check_image(base + ("image",), ray.image)
     names = {c.name for c in ray.clusters}
     for i, c in enumerate(ray.clusters):
-        yield from _check_cluster(base + ("clusters", i), c, ray, pools, teams)
+        yield from _check_cluster(base + ("clusters", i), c, ray, pools, teams, claims)
     for i, job in enumerate(ray.jobs):
         path = base + ("jobs", i)
         if len(job.name) > 47:
@@ -274,7 +288,8 @@ def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str]) -> 
         yield r.DEPRECATED_CHART_VALUE.problem(opath + ("batchScheduler", "enabled"), "batchScheduler.enabled is deprecated in kuberay-operator 1.7; set batchScheduler.name")
 
 
-def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str]) -> Iterator[Problem]:
+def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str],
+                   claims: dict[str, set[str]]) -> Iterator[Problem]:
     if len(c.name) > 53:
         yield r.RAY_NAME_LENGTH.problem(path + ("name",), f"RayCluster name {c.name!r} has {len(c.name)} characters (at most 53)")
     if c.team not in teams:
@@ -297,7 +312,7 @@ def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], t
     yield from _check_placement(head, c.head, pools, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
     namespace = teams.get(c.team, c.team)
     for i, v in enumerate(c.volumes):
-        yield from _check_claim(path + ("volumes", i, "claim"), v.claim, namespace, f"Ray cluster {c.name!r}")
+        yield from _check_claim(path + ("volumes", i, "claim"), v.claim, namespace, claims, f"Ray cluster {c.name!r}")
     for i, g in enumerate(c.worker_groups):
         where = path + ("workerGroups", i)
         if g.min_replicas > g.max_replicas:

@@ -3,8 +3,10 @@ node pools and teams of the core spec; checks.py refuses what those cannot run."
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import yaml
 from pydantic import Field
 
 from strata.spec.shared import RoleArn, Toleration
@@ -210,6 +212,10 @@ class RayJob(StrictModel):
     ttl_seconds_after_finished: NonNegativeInt = 600
 
 
+# Each component lives in its Helm release's namespace, pinned in pack.yaml.
+RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in yaml.safe_load((Path(__file__).parent / "pack.yaml").read_text())["helmReleases"]}
+
+
 class KubeRay(StrictModel):
     enabled: bool = True  # a later spec layer can switch a component off
     image: Image = "rayproject/ray:2.52.0-gpu"
@@ -217,6 +223,16 @@ class KubeRay(StrictModel):
     clusters: tuple[RayCluster, ...] = ()
     jobs: tuple[RayJob, ...] = ()
     values_overrides: dict[str, Any] = {}
+
+    # Facts other packs read from spec.jark.kuberay (the observability pack's monitors).
+    @property
+    def operator_namespace(self) -> str:
+        return RELEASE_NAMESPACES["kuberay-operator"]
+
+    def cluster_namespaces(self, spec: Any) -> list[str]:
+        """The team namespaces the RayClusters run in (a RayJob runs beside the cluster it copies)."""
+        teams = spec.team_namespaces
+        return sorted({teams.get(c.team, c.team) for c in self.clusters})
 
 
 class Config(StrictModel):

@@ -4,7 +4,6 @@ components."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -12,7 +11,7 @@ import yaml
 from strata.spec.pools import PoolFacts, all_facts
 
 from . import images
-from .config import Config, JupyterHub, Placement
+from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement
 from .resources import toleration_dicts
 
 GPU = "nvidia.com/gpu"
@@ -25,8 +24,6 @@ CHART_USER_TOLERATIONS = (
 RAY_CLIENT_PORTS = (10001, 8265)  # Ray client server and dashboard (job submission)
 RAY_OPERATOR_PORTS = (8265, 52365)  # dashboard (RayJob status) and dashboard agent (RayService)
 RUNNER = "argo-workflow"  # the workflow runner ServiceAccount in each team namespace
-# Each component lives in its Helm release's namespace, pinned in pack.yaml.
-RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in yaml.safe_load((Path(__file__).parent / "pack.yaml").read_text())["helmReleases"]}
 HUB_NAMESPACE = RELEASE_NAMESPACES["jupyterhub"]
 ARGO_NAMESPACE = RELEASE_NAMESPACES["argo-workflows"]
 KUBERAY_NAMESPACE = RELEASE_NAMESPACES["kuberay-operator"]
@@ -42,10 +39,6 @@ def active(config: Config) -> dict[str, Any]:
     return out
 
 
-def team_namespaces(spec: Any) -> dict[str, str]:
-    return {t.name: t.namespace_name for t in spec.teams}
-
-
 def tolerations(placement: Placement, pools: dict[str, PoolFacts]) -> list[dict[str, Any]]:
     """Explicit tolerations as written, else exactly the target pool's taints."""
     if placement.tolerations is not None:
@@ -57,10 +50,10 @@ def tolerations(placement: Placement, pools: dict[str, PoolFacts]) -> list[dict[
 def context(spec: Any, config: Config) -> dict[str, Any]:
     parts = active(config)
     pools = all_facts(spec)
-    namespaces = team_namespaces(spec)
+    namespaces = spec.team_namespaces
     hub, argo, ray = parts.get("jupyterhub"), parts.get("argo_workflows"), parts.get("kuberay")
     ray_clusters = [_ray_cluster(c, ray, pools, namespaces) for c in ray.clusters] if ray else []
-    ray_namespaces = sorted({c["namespace"] for c in ray_clusters})
+    ray_namespaces = ray.cluster_namespaces(spec) if ray else []
     return {
         "release_namespaces": sorted(ns for name, ns in (("jupyterhub", HUB_NAMESPACE), ("argo_workflows", ARGO_NAMESPACE),
                                                           ("kuberay", KUBERAY_NAMESPACE)) if name in parts),

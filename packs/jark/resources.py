@@ -1,17 +1,13 @@
-"""Kubernetes quantities as numbers, and whether one Pod fits on some node of a pool."""
+"""JupyterHub byte sizes as numbers, and whether one Pod fits on some node of a pool."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from strata.spec.pools import PoolFacts
 
-_SUFFIX = {"": 1, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
-           "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 # JupyterHub's ByteSpecification reads K/M/G/T as powers of 1024.
 _HUB_SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-_QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([a-zA-Z]*)$")
 MIB = 2**20
 
 # What Karpenter subtracts before a Pod sees a node (approximate, EKS defaults): the VM
@@ -20,13 +16,6 @@ MIB = 2**20
 # core, 1% of the second, 0.5% of the next two, 0.25% of the rest).
 VM_OVERHEAD = 0.075
 RESERVED_MEMORY_MIB = 11 * 110 + 255 + 100
-
-
-def quantity(value: str | float | int) -> float:
-    if isinstance(value, (int, float)):
-        return float(value)
-    number, suffix = _QUANTITY.match(value).groups()  # type: ignore[union-attr]
-    return float(number) * _SUFFIX[suffix]
 
 
 def hub_bytes(value: str) -> float:

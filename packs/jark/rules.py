@@ -33,6 +33,11 @@ PVC_CROSS_NAMESPACE = Rule(
     "a Pod can mount only PersistentVolumeClaims of its own namespace; a claim in another namespace never binds to it",
     "create the claim (for a shared file system, a second PV/PVC pair) in the namespace of the Pods that mount it",
 )
+UNKNOWN_STORAGE_CLASS = Rule(
+    "jark/unknown-storage-class",
+    "the hub's home StorageClass is neither one the storage section makes nor one declared to exist, so every user's home claim stays Pending",
+    "name a class of storage.efs/fsx.storageClasses, or list the cluster's existing class under storage.existingClasses",
+)
 NO_ALLOW_RULE = Rule(
     "jark/no-allow-rule",
     "since OAuthenticator 16 a hub without allowed users or groups lets nobody sign in, and allow_all would let everyone with an account in the identity provider in",
@@ -127,7 +132,7 @@ EXCEEDS_TEAM_QUOTA = Rule(
 
 RULES = (
     GPU_NOT_SCHEDULABLE, TAINT_NOT_TOLERATED, REQUEST_EXCEEDS_POOL, GPU_IMAGE_WITHOUT_CUDA, UNPINNED_IMAGE,
-    PVC_CROSS_NAMESPACE, NO_ALLOW_RULE, DUMMY_AUTHENTICATOR, OAUTH_SETTINGS, UNSTABLE_USERNAME_CLAIM,
+    PVC_CROSS_NAMESPACE, UNKNOWN_STORAGE_CLASS, NO_ALLOW_RULE, DUMMY_AUTHENTICATOR, OAUTH_SETTINGS, UNSTABLE_USERNAME_CLAIM,
     SECRET_IN_VALUES, DEPRECATED_CHART_VALUE, GPUS_FOR_EVERY_USER, TWO_LOAD_BALANCERS, ARGO_AUTH_MODE,
     ARGO_STATIC_CREDENTIALS, WORKFLOW_IDENTITY, UNKNOWN_REFERENCE, RAY_HEAD_TAKES_WORK, RAY_START_PARAMS,
     RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA,

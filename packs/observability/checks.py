@@ -8,7 +8,7 @@ from pydantic.alias_generators import to_camel
 
 from strata.problems import Problem
 
-from . import metrics
+from . import kuberay, metrics
 from . import rules as r
 from .config import Config
 from .context import compute_config, gpu_operator_runs_exporter, monitors, nvidia_pools
@@ -18,6 +18,7 @@ BASE = ("observability",)
 
 
 def check(spec: Any, config: Config) -> Iterator[Problem]:
+    config = kuberay.resolve(spec, config)
     yield from _check_dcgm_source(spec, config)
     yield from _check_selection(spec, config)
     if config.thresholds.framebuffer_used_ratio > 1:

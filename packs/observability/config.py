@@ -67,9 +67,13 @@ class Karpenter(StrictModel):
 
 
 class KubeRay(StrictModel):
-    enabled: bool = False
-    namespace: DnsLabel = "kuberay-operator"
-    # Namespaces running RayClusters; their head and worker Pods get PodMonitors.
+    # Unset: on when the jark pack installs KubeRay (jark.kuberay), off otherwise.
+    enabled: bool | None = None
+    # The operator's namespace. Unset: the jark pack's kuberay-operator release namespace, or
+    # kuberay-operator for a KubeRay strata does not install.
+    namespace: DnsLabel | None = None
+    # Namespaces running RayClusters; their head and worker Pods get PodMonitors. The team
+    # namespaces of jark.kuberay.clusters are added without being listed here.
     ray_namespaces: tuple[DnsLabel, ...] = ()
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from strata.spec.pools import all_facts
 
-from . import alerts, dashboards, metrics
+from . import alerts, dashboards, kuberay, metrics
 from .config import Config
 from .selection import DCGM_CHART_NAMESPACE, GPU_OPERATOR_NAMESPACE, Monitor, gpu_operator_monitor_labels, labels_for
 
@@ -155,6 +155,7 @@ def _kube_prometheus_stack_values(spec: Any, config: Config) -> dict[str, Any]:
 
 
 def context(spec: Any, config: Config) -> dict[str, Any]:
+    config = kuberay.resolve(spec, config)
     prom = config.prometheus
     karpenter = config.karpenter.enabled
     ray = config.kuberay.enabled and bool(config.kuberay.ray_namespaces)

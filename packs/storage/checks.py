@@ -7,13 +7,15 @@ import re
 from typing import Any, Iterator
 
 from strata.problems import Problem
+from strata.spec.base import quantity
+from strata.spec.claims import mount_problem
 
 from . import drivers as d
 from . import rules as r
 from strata.spec.shared import identity_problems
 
 from .config import Config, S3Bucket, StorageClass
-from .inventory import Source, all_sources, claim_namespace, mounts, resolve, sources_by_name, team_namespaces
+from .inventory import Source, all_sources, mounts, resolve, sources_by_name
 
 POSIX_USAGES = ("home", "checkpoints", "scratch")
 POSIX_MOUNT_PATH = re.compile(r"home|checkpoint|scratch", re.IGNORECASE)
@@ -217,11 +219,11 @@ def _check_bucket(source: Source) -> Iterator[Problem]:
 
 def _check_claims(spec: Any, config: Config) -> Iterator[Problem]:
     sources = sources_by_name(config)
-    teams = team_namespaces(spec)
+    teams = spec.team_namespaces
     where_claims: dict[tuple[str, str], Any] = {}
     for i, claim in enumerate(config.claims):
         path = ("storage", "claims", i)
-        namespace = claim_namespace(spec, claim)
+        namespace = claim.namespace_in(spec)
         where_claims[(namespace, claim.name)] = claim
         if claim.team is not None and claim.team not in teams:
             known = ", ".join(sorted(teams)) or "none"
@@ -235,16 +237,15 @@ def _check_claims(spec: Any, config: Config) -> Iterator[Problem]:
             yield r.CLAIM_SOURCE.problem(path + (field,), what)
             continue
         yield from _check_claim_fit(path, claim, source)
+    created = config.claim_namespaces(spec)
     for mount in mounts(spec):
-        claim = where_claims.get((mount.namespace, mount.claim))
-        if claim is not None:
-            source = resolve(claim, sources)
-            if source is not None and source.driver == d.S3 and POSIX_MOUNT_PATH.search(mount.mount_path):
-                yield r.S3_POSIX.problem(mount.path + ("mountPath",), f"{mount.mount_path} is backed by S3 (claim {mount.claim}); Mountpoint cannot rename, append or chmod")
+        if why := mount_problem(mount.claim, mount.namespace, created.get(mount.claim, ())):
+            yield r.CLAIM_NAMESPACE.problem(mount.path + ("claim",), why)
             continue
-        elsewhere = sorted(ns for ns, name in where_claims if name == mount.claim)
-        if elsewhere:
-            yield r.CLAIM_NAMESPACE.problem(mount.path + ("claim",), f"claim {mount.claim!r} is in namespace {', '.join(elsewhere)}, but this pod runs in {mount.namespace}; add a claim for its team")
+        claim = where_claims.get((mount.namespace, mount.claim))
+        source = resolve(claim, sources) if claim is not None else None
+        if source is not None and source.driver == d.S3 and POSIX_MOUNT_PATH.search(mount.mount_path):
+            yield r.S3_POSIX.problem(mount.path + ("mountPath",), f"{mount.mount_path} is backed by S3 (claim {mount.claim}); Mountpoint cannot rename, append or chmod")
 
 
 def _check_claim_fit(path: tuple, claim: Any, source: Source) -> Iterator[Problem]:
@@ -268,6 +269,6 @@ def _check_fsx_size(path: tuple, claim: Any, sc: StorageClass) -> Iterator[Probl
         return
     size = d.gib(claim.size)
     rounded = d.fsx_round_up(size, steps, increment)
-    if rounded * 2**30 != d.quantity_bytes(claim.size):
+    if rounded * 2**30 != quantity(claim.size):
         yield r.FSX_CAPACITY.problem(path + ("size",), f"{claim.size} is not a {deployment} size; the driver creates {rounded}Gi, so request {rounded}Gi")
 

@@ -102,6 +102,9 @@ class Claim(StrictModel):
     size: Quantity | None = None
     access_mode: Literal["ReadWriteMany", "ReadOnlyMany", "ReadWriteOnce", "ReadWriteOncePod"] | None = None
 
+    def namespace_in(self, spec: Any) -> str:
+        return self.namespace or spec.team_namespaces.get(self.team, self.team)
+
     @model_validator(mode="after")
     def _one_owner_one_source(self) -> "Claim":
         if (self.team is None) == (self.namespace is None):
@@ -116,3 +119,20 @@ class Config(StrictModel):
     fsx: Fsx | None = None  # present: install the aws-fsx-csi-driver chart
     s3: S3 | None = None  # present: install the aws-mountpoint-s3-csi-driver chart
     claims: tuple[Claim, ...] = ()
+    # StorageClasses the cluster has already, made outside strata (EKS's gp2, your gp3), that
+    # other sections may name (jark.jupyterhub.home.storageClass).
+    existing_classes: tuple[DnsLabel, ...] = ()
+
+    # Facts other packs read from spec.storage.
+    @property
+    def class_names(self) -> list[str]:
+        """Every StorageClass a Pod may name: strata's own and the declared existing ones."""
+        own = [sc.name for part in (self.efs, self.fsx) if part is not None for sc in part.storage_classes]
+        return [*own, *(c for c in self.existing_classes if c not in own)]
+
+    def claim_namespaces(self, spec: Any) -> dict[str, set[str]]:
+        """The namespaces strata creates each claim in, by claim name."""
+        out: dict[str, set[str]] = {}
+        for claim in self.claims:
+            out.setdefault(claim.name, set()).add(claim.namespace_in(spec))
+        return out

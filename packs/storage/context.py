@@ -6,7 +6,7 @@ from typing import Any
 
 from . import drivers as d
 from .config import Claim, Config, ControllerIdentity, EfsVolume, FsxVolume, S3Bucket
-from .inventory import Source, all_sources, claim_namespace, resolve, sources_by_name
+from .inventory import Source, all_sources, resolve, sources_by_name
 
 # Service accounts the charts create; a Pod Identity association must name them.
 SERVICE_ACCOUNTS = {
@@ -59,7 +59,7 @@ def _access_mode(claim: Claim, source: Source) -> str:
 
 
 def _claim(spec: Any, claim: Claim, source: Source) -> dict[str, Any]:
-    namespace = claim_namespace(spec, claim)
+    namespace = claim.namespace_in(spec)
     mode = _access_mode(claim, source)
     body: dict[str, Any] = {"name": claim.name, "namespace": namespace, "access_mode": mode}
     if source.kind == "class":

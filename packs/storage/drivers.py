@@ -5,7 +5,8 @@ pkg/util/util.go, mountpoint-s3-csi-driver v2.7.0 docs/CONFIGURATION.md)."""
 from __future__ import annotations
 
 import math
-import re
+
+from strata.spec.base import quantity
 
 EFS = "efs.csi.aws.com"
 FSX = "fsx.csi.aws.com"
@@ -58,22 +59,9 @@ S3_FIELD_OPTIONS = {
     "allow-delete": "allowDelete", "allow-overwrite": "allowOverwrite", "cache": "cache",
 }
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"m": 1e-3, "": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
-
-
-def quantity_bytes(quantity: str) -> float:
-    """A Kubernetes quantity (as the spec's Quantity type admits it) in bytes."""
-    match = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)([A-Za-z]*)", quantity)
-    if not match:
-        raise ValueError(f"not a quantity: {quantity!r}")
-    number, suffix = float(match.group(1)), match.group(2)
-    return number * (_BINARY.get(suffix) or _DECIMAL[suffix])
-
-
-def gib(quantity: str) -> int:
+def gib(size: str) -> int:
     """A Kubernetes quantity in GiB, rounded up."""
-    return math.ceil(quantity_bytes(quantity) / 2**30)
+    return math.ceil(quantity(size) / 2**30)
 
 
 def fsx_capacities(deployment: str, storage_type: str, throughput: str | None) -> tuple[tuple[int, ...], int]:

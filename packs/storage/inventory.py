@@ -1,5 +1,5 @@
 """Name resolution shared by the checks and the context: the StorageClasses and static
-volumes a claim can name, the namespace a claim lands in, and who mounts which claim."""
+volumes a claim can name, and who mounts which claim."""
 
 from __future__ import annotations
 
@@ -49,16 +49,6 @@ def resolve(claim: Claim, sources: dict[str, Source]) -> Source | None:
     return source if source is not None and source.kind == kind else None
 
 
-def team_namespaces(spec: Any) -> dict[str, str]:
-    return {t.name: t.namespace_name for t in spec.teams}
-
-
-def claim_namespace(spec: Any, claim: Claim) -> str:
-    if claim.namespace:
-        return claim.namespace
-    return team_namespaces(spec).get(claim.team, claim.team)
-
-
 @dataclasses.dataclass(frozen=True)
 class Mount:
     """A pod of another pack that mounts a claim by name."""
@@ -75,7 +65,7 @@ def mounts(spec: Any) -> Iterator[Mount]:
     dra = getattr(spec, "dra", None)
     if dra is None:
         return
-    namespaces = team_namespaces(spec)
+    namespaces = spec.team_namespaces
     for i, workload in enumerate(dra.workloads):
         namespace = namespaces.get(workload.team, workload.team)
         for j, volume in enumerate(workload.volumes):

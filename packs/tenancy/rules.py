@@ -21,4 +21,10 @@ INGRESS_CIDR_TOO_WIDE = Rule(
     "list the load balancer's subnets (a /24 or narrower each), or use ingressNamespaces",
 )
 
-RULES = (PRIVILEGED_NAMESPACE, TEAM_WITHOUT_GROUPS, INGRESS_CIDR_TOO_WIDE)
+QUOTA_BELOW_PLATFORM_CLAIMS = Rule(
+    "tenancy/quota-below-platform-claims",
+    "the team's ResourceQuota allows fewer PersistentVolumeClaims, or less requested storage, than the claims strata itself creates in its namespace, so the API server refuses some of them",
+    "raise teams[].quota.persistentVolumeClaims / storage above what the storage pack creates for the team (EFS and S3 claims request a nominal 1Gi each), or drop claims",
+)
+
+RULES = (PRIVILEGED_NAMESPACE, TEAM_WITHOUT_GROUPS, INGRESS_CIDR_TOO_WIDE, QUOTA_BELOW_PLATFORM_CLAIMS)

@@ -144,6 +144,11 @@ class CoreSpec(StrictModel):
     node_pools: tuple[NodePool, ...] = ()
     teams: tuple[Team, ...] = ()
 
+    @property
+    def team_namespaces(self) -> dict[str, str]:
+        """Each team's namespace by team name: where packs place the team's objects."""
+        return {t.name: t.namespace_name for t in self.teams}
+
     @model_validator(mode="after")
     def _unique_names(self) -> "CoreSpec":
         for what, names in (
