@@ -44,18 +44,23 @@ def _chart(tmp_path, name: str, version: str, cache):
     assert result.returncode == 0, result.stderr
 
 
-@pytest.fixture
-def rendered(strata, tmp_path):
-    require_tool("helm")
-    out = tmp_path / "out"
-    assert strata("render", "-f", MINIMAL, "-o", out).returncode == 0
+def _chart_cache(tmp_path, out):
+    """Small charts named and versioned like every release of a rendered tree's lock."""
     cache = tmp_path / "charts"
     cache.mkdir()
     for release in yaml.safe_load((out / "strata.lock").read_text())["helmReleases"]:
         _chart(tmp_path, release["chart"], release["version"].removeprefix("v"), cache)
         archive = cache / f"{release['chart']}-{release['version'].removeprefix('v')}.tgz"
         archive.rename(cache / f"{release['chart']}-{release['version']}.tgz")  # helm pull keeps the "v"
-    return out, cache
+    return cache
+
+
+@pytest.fixture
+def rendered(strata, tmp_path):
+    require_tool("helm")
+    out = tmp_path / "out"
+    assert strata("render", "-f", MINIMAL, "-o", out).returncode == 0
+    return out, _chart_cache(tmp_path, out)
 
 
 def _snapshot(root):
@@ -112,3 +117,24 @@ def test_missing_chart_names_the_helm_pull_command(strata, rendered, tmp_path):
 def test_hydrate_without_a_lock_is_a_usage_error(strata, tmp_path):
     result = strata("hydrate", tmp_path)
     assert result.returncode == 2 and "run strata render first" in result.stderr
+
+
+def test_render_hydrate_points_argo_cd_at_the_helm_output(strata, tmp_path):
+    require_tool("helm")
+    realistic = VALUES / "realistic.yaml"
+    prefix = yaml.safe_load(realistic.read_text())["gitops"]["argocd"]["path"]
+    out = tmp_path / "out"
+    assert strata("render", "-f", realistic, "-o", out, "--no-validate").returncode == 0
+    cache = _chart_cache(tmp_path, out)
+    result = strata("render", "-f", realistic, "-o", out, "--hydrate", "--charts", cache)
+    assert result.returncode == 0, result.stdout + result.stderr
+    app = yaml.safe_load((out / "argocd/apps/application-argocd-ml-prod-karpenter.yaml").read_text())
+    assert app["spec"]["source"]["path"] == f"{prefix}/compute/hydrated/karpenter"
+    assert (out / "compute/hydrated/karpenter/kustomization.yaml").is_file()
+    project = yaml.safe_load((out / "argocd/root/appproject-argocd-ml-platform.yaml").read_text())
+    assert project["spec"]["sourceRepos"] == ["https://github.com/example-org/ml-platform.git"], "no chart repository is needed"
+    before = _snapshot(out)
+    assert strata("render", "-f", realistic, "-o", out, "--check", "--hydrate", "--charts", cache).returncode == 0
+    assert strata("render", "-f", realistic, "-o", out, "--check").returncode == 0, "a plain render keeps current hydration"
+    assert strata("render", "-f", realistic, "-o", out, "--hydrate", "--charts", cache).returncode == 0
+    assert _snapshot(out) == before

@@ -49,9 +49,13 @@ def context(spec: Any, config: Config, inventory: Inventory) -> dict[str, Any]:
         for c in inventory.components
     ]
     for r in inventory.releases:
-        chart = {"repoURL": _chart_repo(r.manifest.repo), "chart": r.manifest.chart, "targetRevision": r.manifest.version,
-                 "helm": {"releaseName": r.manifest.name, "valueFiles": [f"$values/{argo.path}/{r.values_file}"]}}
-        apps.append(app(f"{cluster}-{r.manifest.name}", r, [chart, dict(git, ref="values")], r.manifest.namespace,
+        if r.hydrated:  # the rendered-manifests pattern: Argo CD syncs helm template output from Git
+            sources = [dict(git, path=f"{argo.path}/{r.hydrated}")]
+        else:  # the pinned chart, with the values file from Git
+            chart = {"repoURL": _chart_repo(r.manifest.repo), "chart": r.manifest.chart, "targetRevision": r.manifest.version,
+                     "helm": {"releaseName": r.manifest.name, "valueFiles": [f"$values/{argo.path}/{r.values_file}"]}}
+            sources = [chart, dict(git, ref="values")]
+        apps.append(app(f"{cluster}-{r.manifest.name}", r, sources, r.manifest.namespace,
                         _sync_options(server_side=bool(r.manifest.crd_groups), create_namespace=True)))
     apps.sort(key=lambda a: (int(a["wave"]), a["name"]))
     return {
@@ -77,7 +81,7 @@ def _fleet(project: str, argo: Any, git: dict[str, str], sync: dict[str, Any]) -
 
 
 def _project(name: str, argo: Any, inventory: Inventory, destination: dict[str, str]) -> dict[str, Any]:
-    repos = {argo.repo_url} | {_chart_repo(r.manifest.repo) for r in inventory.releases}
+    repos = {argo.repo_url} | {_chart_repo(r.manifest.repo) for r in inventory.releases if not r.hydrated}
     namespaces = {argo.namespace}
     for c in inventory.components:
         namespaces |= c.namespaces | c.creates_namespaces

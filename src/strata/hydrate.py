@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from strata import tools
+from strata import pipeline, tools
+from strata.output import lock as lockfile
 from strata.errors import ProblemsFound, UsageError
 from strata.output import emit
-from strata.output.layout import KUSTOMIZATION
+from strata.output.layout import KUSTOMIZATION, hydrated_dir
 from strata.output.lock import LOCK_NAME, PreviousLock, dump_raw
 from strata.output.tree import HEADER, values_digest
 from strata.problems import Problem
@@ -27,7 +29,6 @@ MISSING_CHART = Rule(
     "run the helm pull command in the message (or strata charts pull) while online",
 )
 RULES = (HYDRATE, MISSING_CHART)
-HYDRATED_DIR = "hydrated"
 
 
 def default_chart_cache() -> Path:
@@ -114,8 +115,7 @@ def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> 
         except _Failed as failed:
             problems.append(failed.problem)
             continue
-        layer = release["valuesFile"].split("/", 1)[0]
-        directory = f"{layer}/{HYDRATED_DIR}/{release['name']}"
+        directory = hydrated_dir(release["valuesFile"].split("/", 1)[0], release["name"])
         files = {}
         for doc in docs:
             if isinstance(doc, dict) and doc.get("kind"):
@@ -132,6 +132,20 @@ def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> 
     lock["files"] = sorted({*tree, LOCK_NAME})
     tree[LOCK_NAME] = dump_raw(_ordered(lock))
     return dict(sorted(tree.items()))
+
+
+def render_hydrated(loaded: Any, tree: dict[str, bytes], cache: Path, store: Path) -> dict[str, bytes]:
+    """The tree of one render with every release hydrated in the same run: the helm template
+    output, and the Applications of inventory packs (GitOps) pointing at it."""
+    with tempfile.TemporaryDirectory(prefix="strata-hydrate-") as tmp:
+        stage = Path(tmp)
+        for rel, content in tree.items():
+            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+            (stage / rel).write_bytes(content)
+        hydrated = hydrate(stage, lockfile.parse(tree[LOCK_NAME]), cache, store)
+    previous = lockfile.parse(hydrated[LOCK_NAME])
+    rerendered, _ = pipeline.render(loaded, previous)
+    return dict(sorted({**rerendered, **{f: hydrated[f] for h in previous.hydrated for f in h["files"]}}.items()))
 
 
 def _ordered(lock: dict[str, Any]) -> dict[str, Any]:

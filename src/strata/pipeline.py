@@ -83,7 +83,7 @@ def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[s
     """The output tree. Hydrated Helm output recorded in ``previous`` stays owned (and on disk)
     while its release's chart version and values are unchanged."""
     spec = loaded.spec
-    result = engine.render(spec, loaded.packs)
+    result = engine.render(spec, loaded.packs, previous.hydrated if previous else ())
     enabled = [p for p in loaded.packs if engine.pack_config(spec, p) is not None]
     lock = Lock(
         strata_version=__version__,
@@ -91,7 +91,7 @@ def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[s
         kubernetes_version=spec.cluster.kubernetes_version,
         packs=tuple((p.name, p.version, p.source) for p in enabled),
         schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
-        hydrated=previous.hydrated if previous else (),
+        hydrated=result.hydrated,
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
     tree, problems = output_tree.build(result.objects, result.releases, lock, outside_root)

@@ -57,9 +57,13 @@ def _read_specs(paths: tuple[Path, ...]) -> list[tuple[str, bytes]]:
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(path_type=Path), help="The output directory.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 with a diff if the tree on disk differs.")
 @click.option("--no-validate", is_flag=True, help="Skip kubeconform and kustomize.")
+@click.option("--hydrate", "with_hydration", is_flag=True, help="Also run helm template for every release (offline, from --charts).")
+@click.option("--charts", "chart_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Chart cache for --hydrate (default: $STRATA_CHART_CACHE or ~/.cache/strata/charts).")
 @store_option
 @format_option
-def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: bool, schema_store: Path | None, fmt: str) -> None:
+def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: bool, with_hydration: bool,
+           chart_cache: Path | None, schema_store: Path | None, fmt: str) -> None:
     """Render spec layers into an output tree (validated before it is written)."""
     loaded = pipeline.load(_read_specs(files))
     problems = list(loaded.problems)
@@ -68,6 +72,9 @@ def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: boo
     previous = lockfile.read(out_dir) if out_dir.is_dir() else None
     tree, render_problems = pipeline.render(loaded, previous)
     problems += render_problems
+    if with_hydration and not has_errors(problems):
+        cache = chart_cache or hydrate_lib.default_chart_cache()
+        tree = hydrate_lib.render_hydrated(loaded, tree, cache, schema_store or schema_store_default())
     if has_errors(problems):
         raise ProblemsFound(problems)
     if check:

@@ -7,6 +7,7 @@ from strata.render.objects import RenderedObject
 
 KUSTOMIZATION = "kustomization.yaml"
 HELM_DIR = "helm"
+HYDRATED_DIR = "hydrated"
 
 
 def component_dir(layer: str, component: str) -> str:
@@ -15,6 +16,11 @@ def component_dir(layer: str, component: str) -> str:
 
 def release_dir(layer: str, release: str) -> str:
     return f"{layer}/{HELM_DIR}/{release}"
+
+
+def hydrated_dir(layer: str, release: str) -> str:
+    """Where `strata hydrate` writes a release's helm template output."""
+    return f"{layer}/{HYDRATED_DIR}/{release}"
 
 
 def object_path(obj: RenderedObject) -> str:

@@ -68,10 +68,12 @@ def _safe_relative(path: Any) -> bool:
 
 def read(out_dir: Path) -> PreviousLock | None:
     path = out_dir / LOCK_NAME
-    if not path.is_file():
-        return None
+    return parse(path.read_bytes(), path) if path.is_file() else None
+
+
+def parse(content: bytes, path: Path | str = LOCK_NAME) -> PreviousLock:
     try:
-        data = yaml.load(path.read_bytes(), Loader=_Loader)
+        data = yaml.load(content, Loader=_Loader)
     except yaml.YAMLError as exc:
         raise OutputError(f"{path}: not a valid strata.lock ({exc}); restore it from Git") from exc
     files = data.get("files") if isinstance(data, dict) else None

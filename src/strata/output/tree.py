@@ -64,30 +64,24 @@ def build(objects: list[RenderedObject], releases: list[RenderedRelease], lock: 
         files[path] = HEADER + dump(obj.body)
     for r in releases:
         base = _release_dir(r)
-        files[f"{base}/values.yaml"] = HEADER + dump(r.values)
+        files[f"{base}/values.yaml"] = values_file(r.values)
         files[f"{base}/{KUSTOMIZATION}"] = _helm_kustomization(r)
     files.update(_kustomizations(files, outside_root))
-    hydrated = tuple(h for h in lock.hydrated if _still_hydrated(h, releases, files))
     lock = dataclasses.replace(
         lock,
-        hydrated=hydrated,
-        files=tuple(sorted([*files, LOCK_NAME, *(f for h in hydrated for f in h["files"])])),
+        files=tuple(sorted([*files, LOCK_NAME, *(f for h in lock.hydrated for f in h["files"])])),
         helm_releases=tuple((r.release, f"{_release_dir(r)}/values.yaml") for r in sorted(releases, key=_release_dir)),
     )
     files[LOCK_NAME] = lock.dump()
     return dict(sorted(files.items())), problems
 
 
+def values_file(values: dict[str, Any]) -> bytes:
+    return HEADER + dump(values)
+
+
 def values_digest(content: bytes) -> str:
     return "sha256:" + hashlib.sha256(content).hexdigest()
-
-
-def _still_hydrated(entry: dict[str, Any], releases: list[RenderedRelease], files: dict[str, bytes]) -> bool:
-    """Hydrated manifests stay while their release keeps its chart version and values."""
-    for r in releases:
-        if r.release.name == entry.get("release") and r.release.version == entry.get("version"):
-            return values_digest(files[f"{_release_dir(r)}/values.yaml"]) == entry.get("valuesDigest")
-    return False
 
 
 def _kustomizations(files: dict[str, bytes], outside_root: frozenset[str]) -> dict[str, bytes]:

@@ -14,6 +14,7 @@ import yaml
 from strata import rules
 from strata.packs.contract import Pack
 from strata.problems import Problem
+from strata.output.tree import values_digest, values_file
 from strata.render import inventory, parse
 from strata.render.objects import RenderedObject, RenderedRelease
 from strata.render.environment import environment
@@ -26,6 +27,7 @@ class RenderResult:
     objects: list[RenderedObject] = dataclasses.field(default_factory=list)
     releases: list[RenderedRelease] = dataclasses.field(default_factory=list)
     problems: list[Problem] = dataclasses.field(default_factory=list)
+    hydrated: tuple[dict[str, Any], ...] = ()  # still-valid hydration entries of the previous lock
 
 
 def pack_config(spec: Any, pack: Pack) -> Any | None:
@@ -36,7 +38,9 @@ def pack_config(spec: Any, pack: Pack) -> Any | None:
     return section
 
 
-def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
+def render(spec: Any, packs: tuple[Pack, ...], hydrated: tuple[dict[str, Any], ...] = ()) -> RenderResult:
+    """``hydrated``: a previous lock's hydration entries; those whose release kept its chart
+    version and values stay (``result.hydrated``) and inventory packs see them."""
     result = RenderResult()
     enabled = [(p, c) for p in packs if (c := pack_config(spec, p)) is not None]
     contributed: list[tuple[str, dict[str, Any]]] = []
@@ -44,12 +48,22 @@ def render(spec: Any, packs: tuple[Pack, ...]) -> RenderResult:
         if not pack.manifest.inventory:
             contributed += _render_pack(spec, pack, config, result)
     result.releases = [_with_contributions(r, contributed) for r in result.releases]
+    result.hydrated = tuple(h for h in hydrated if _still_hydrated(h, result.releases))
     describers = [(p, c) for p, c in enabled if p.manifest.inventory]
     if describers:
-        rendered = inventory.build(result.objects, result.releases)
+        rendered = inventory.build(result.objects, result.releases, {h["release"] for h in result.hydrated})
         for pack, config in describers:
             _render_pack(spec, pack, config, result, rendered)
     return result
+
+
+def _still_hydrated(entry: dict[str, Any], releases: list[RenderedRelease]) -> bool:
+    """Hydrated manifests stay while their release keeps its chart version and values."""
+    return any(
+        r.release.name == entry.get("release") and r.release.version == entry.get("version")
+        and values_digest(values_file(r.values)) == entry.get("valuesDigest")
+        for r in releases
+    )
 
 
 def _render_pack(spec: Any, pack: Pack, config: Any, result: RenderResult,

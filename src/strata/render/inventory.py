@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
-from strata.output.layout import component_dir, release_dir
+from strata.output.layout import component_dir, hydrated_dir, release_dir
 from strata.packs.contract import HelmReleaseManifest
 from strata.render.objects import RenderedObject, RenderedRelease
 
@@ -30,6 +30,7 @@ class Release:
     manifest: HelmReleaseManifest
     path: str  # directory of its values file and chart reference
     values_file: str
+    hydrated: str | None = None  # directory of its helm template output, when hydrated and current
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +44,7 @@ def _group(obj: RenderedObject) -> str:
     return api_version.rpartition("/")[0]
 
 
-def build(objects: list[RenderedObject], releases: list[RenderedRelease]) -> Inventory:
+def build(objects: list[RenderedObject], releases: list[RenderedRelease], hydrated: set[str] = frozenset()) -> Inventory:
     grouped: dict[tuple[str, str, str], list[RenderedObject]] = defaultdict(list)
     for obj in objects:
         grouped[(obj.pack, obj.layer, obj.component)].append(obj)
@@ -58,7 +59,8 @@ def build(objects: list[RenderedObject], releases: list[RenderedRelease]) -> Inv
         for (pack, layer, name), objs in sorted(grouped.items(), key=lambda item: (item[0][1], item[0][2]))
     )
     rels = tuple(
-        Release(r.pack, r.layer, r.release, release_dir(r.layer, r.release.name), f"{release_dir(r.layer, r.release.name)}/values.yaml")
+        Release(r.pack, r.layer, r.release, release_dir(r.layer, r.release.name), f"{release_dir(r.layer, r.release.name)}/values.yaml",
+                hydrated_dir(r.layer, r.release.name) if r.release.name in hydrated else None)
         for r in sorted(releases, key=lambda r: (r.layer, r.release.name))
     )
     return Inventory(components, rels)
