@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from strata import pipeline
 from strata.packs.loader import discover, load_pack
 
@@ -49,3 +51,17 @@ def test_a_pack_outside_its_kubernetes_range_is_refused(tmp_path):
     spec = SPEC.replace(b'"1.36"', b'"1.35"')
     (line,) = [p.format() for p in pipeline.load([("spec.yaml", spec)], packs).problems]
     assert line == "spec.yaml:4:9: broken: pack broken 0.0.1 supports Kubernetes 1.36-1.37, not 1.35 [pack/kubernetes-range]"
+
+
+def test_a_crashing_pack_hook_is_named_and_exits_3(tmp_path):
+
+    packs = _pack(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n")
+    (tmp_path / "broken" / "pack.py").write_text(
+        "from strata.spec.base import StrictModel\n\nclass Config(StrictModel):\n    pass\n\n"
+        "def check(spec, config):\n    yield from []\n    raise KeyError('oops')\n")
+    from strata.errors import PackFailure
+
+    packs = (*packs[:-1], load_pack(tmp_path / "broken", "test"))
+    with pytest.raises(PackFailure, match=r"pack broken \(test\) crashed in its check hook: KeyError") as failure:
+        pipeline.load([("spec.yaml", SPEC)], packs)
+    assert failure.value.exit_code == 3

@@ -33,5 +33,11 @@ class PackError(StrataError):
     """A pack could not be discovered or loaded; the message names the pack."""
 
 
+class PackFailure(StrataError):
+    """A pack's own code (check or context hook) crashed: a bug to report to its authors."""
+
+    exit_code = 3
+
+
 class OutputError(StrataError):
     """The output tree cannot be written without touching files strata does not own."""

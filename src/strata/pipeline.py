@@ -40,7 +40,7 @@ def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None) 
     layers = spec_sources.load_layers(files)
     problems = list(layers.problems)
     spec = None
-    if not rules.YAML.id in {p.rule for p in problems}:
+    if rules.YAML.id not in {p.rule for p in problems}:
         spec, spec_problems = spec_validate.validate(layers.data, layers.sources, packs)
         problems.extend(spec_problems)
     if spec is not None:
@@ -67,7 +67,7 @@ def check(spec: Any, packs: tuple[Pack, ...]) -> list[Problem]:
                 (pack.field_name,) if getattr(spec, pack.field_name, None) is not None else ("cluster", "kubernetesVersion"),
                 f"pack {pack.name} {pack.version} supports Kubernetes {low}-{high}, not {version}"))
         if pack.check:
-            problems.extend(pack.check(spec, config))
+            problems.extend(pack.call("check", spec, config))
     return problems
 
 

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Literal
 
 from pydantic import BaseModel, Field
 
+from strata.errors import PackFailure, StrataError
 from strata.problems import Problem
 from strata.rules import Rule
 from strata.spec.base import StrictModel
@@ -84,6 +85,20 @@ class Pack:
     @property
     def name(self) -> str:
         return self.manifest.name
+
+    def call(self, hook: str, *args: Any) -> Any:
+        """Run a hook of the pack's code; a crash there is the pack's bug, named as such."""
+        try:
+            result = getattr(self, hook)(*args)
+            return list(result) if hook == "check" else result
+        except StrataError:
+            raise
+        except Exception as exc:
+            where = "built-in" if self.source == "builtin" else self.source
+            raise PackFailure(
+                f"pack {self.name} ({where}) crashed in its {hook} hook: {type(exc).__name__}: {exc}; "
+                "please report it to the pack's authors with the spec that triggers it"
+            ) from exc
 
     @property
     def version(self) -> str:

@@ -71,7 +71,7 @@ def _render_pack(spec: Any, pack: Pack, config: Any, result: RenderResult,
     """Render one pack into ``result``; returns the values it contributes to other packs' releases."""
     context: dict[str, Any] = {"spec": spec, "cluster": spec.cluster, "config": config}
     if pack.context:
-        context.update(pack.context(spec, config, rendered) if pack.manifest.inventory else pack.context(spec, config))
+        context.update(pack.call("context", spec, config, rendered) if pack.manifest.inventory else pack.call("context", spec, config))
     _render_templates(pack, context, result)
     _render_releases(pack, context, result)
     return [(c.release, _lookup(context, c.values)) for c in pack.manifest.release_values]
