@@ -128,6 +128,8 @@ def _gpu_operator_values(gpu_pools: list[PoolFacts], config: Config) -> dict[str
     return {
         "cluster_policy": op.cluster_policy,
         "gpu_cluster": op.gpu_cluster,
+        # ComputeDomains (IMEX channels) only mean something on multi-node NVLink instances.
+        "compute_domains": any(t.multi_node_nvlink for f in gpu_pools for t in f.instance_types),
         "driver": op.driver == "operator",
         "toolkit": op.toolkit == "operator",
         "device_plugin": op.runs_device_plugin(bottlerocket),
