@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from pathlib import Path
+
 from strata import pipeline
 from strata.spec.base import quantity
 from strata.spec.claims import mount_problem
@@ -111,3 +113,9 @@ def test_a_non_quantity_is_refused(text):
 ])
 def test_a_pod_mounts_only_claims_of_its_own_namespace(ref, created_in, wrong):
     assert (mount_problem(ref, "hub", created_in) is not None) == wrong
+
+
+def test_a_list_with_a_broken_item_is_not_also_called_too_short():
+    # dra.claimTemplates[].requests needs at least one item; its only item has a v1beta1 field.
+    case = Path(__file__).parent / "cases" / "invalid" / "v1beta1-request.yaml"
+    assert [p.rule for p in _load((case.name, case.read_bytes())).problems] == ["dra/v1beta1-request"]

@@ -120,6 +120,8 @@ def validate(data: dict, sources: SourceMap, packs: tuple[Pack, ...]) -> tuple[C
     problems = []
     for err in errors:
         path = _data_path(data, err["loc"])
+        if err["type"] == "too_short" and len(_value_at(data, path) or ()) >= err["ctx"].get("min_length", 0):
+            continue  # the list is long enough: pydantic counts only items that validated, whose errors follow
         if err["type"] in ("literal_error", "string_pattern_mismatch"):
             err = dict(err, input=_value_at(data, path))
         old = _legacy(path, legacy) if err["type"] == "extra_forbidden" else None
