@@ -40,6 +40,8 @@ def _chart(tmp_path, name: str, version: str, cache):
     (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: {version}\n")
     (chart / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
     (chart / "templates" / "serviceaccount.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Release.Name }}\n")
+    (chart / "templates" / "clusterrole.yaml").write_text(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {{ .Release.Name }}\nrules: []\n")
     result = tools.run("helm", ["package", str(chart), "--destination", str(cache)])
     assert result.returncode == 0, result.stderr
 
@@ -71,14 +73,15 @@ def test_hydrate_writes_validated_owned_manifests_and_is_repeatable(strata, rend
     out, cache = rendered
     result = strata("hydrate", out, "--charts", cache)
     assert result.returncode == 0, result.stdout + result.stderr
-    deployment = yaml.safe_load((out / "compute/hydrated/karpenter/deployment-karpenter.yaml").read_text())
+    deployment = yaml.safe_load((out / "compute/hydrated/karpenter/deployment-kube-system-karpenter.yaml").read_text())
     env = {e["name"]: e["value"] for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert env == {"CLUSTER": "ml-dev", "KUBE": "v1.36.0"}, "values and the spec's Kubernetes version reach helm"
-    kustomization = yaml.safe_load((out / "compute/hydrated/karpenter/kustomization.yaml").read_text())
-    assert kustomization["namespace"] == "kube-system"
+    assert deployment["metadata"]["namespace"] == "kube-system", "namespaced objects get the release namespace"
+    role = yaml.safe_load((out / "compute/hydrated/karpenter/clusterrole-karpenter.yaml").read_text())
+    assert "namespace" not in role["metadata"], "cluster-scoped objects stay without one"
     lock = yaml.safe_load((out / "strata.lock").read_text())
     hydrated_files = {f for h in lock["hydrated"] for f in h["files"]}
-    assert "compute/hydrated/gpu-operator/deployment-gpu-operator.yaml" in hydrated_files
+    assert "compute/hydrated/gpu-operator/deployment-gpu-operator-gpu-operator.yaml" in hydrated_files
     assert hydrated_files <= set(lock["files"])
     assert strata("validate", out).returncode == 0
     before = _snapshot(out)
@@ -92,13 +95,13 @@ def test_rerender_keeps_hydration_until_values_change(strata, rendered, tmp_path
     out, cache = rendered
     assert strata("hydrate", out, "--charts", cache).returncode == 0
     assert strata("render", "-f", MINIMAL, "-o", out).returncode == 0
-    assert (out / "compute/hydrated/karpenter/deployment-karpenter.yaml").is_file()
+    assert (out / "compute/hydrated/karpenter/deployment-kube-system-karpenter.yaml").is_file()
     assert strata("render", "-f", MINIMAL, "-o", out, "--check").returncode == 0
     changed = tmp_path / "changed.yaml"
     changed.write_text(MINIMAL.read_text().replace("name: ml-dev", "name: ml-dev2"))
     assert strata("render", "-f", changed, "-o", out).returncode == 0
     assert not (out / "compute/hydrated/karpenter").exists(), "karpenter's values changed: its helm output is pruned"
-    assert (out / "compute/hydrated/gpu-operator/deployment-gpu-operator.yaml").is_file(), "unchanged values keep theirs"
+    assert (out / "compute/hydrated/gpu-operator/deployment-gpu-operator-gpu-operator.yaml").is_file(), "unchanged values keep theirs"
     assert [h["release"] for h in yaml.safe_load((out / "strata.lock").read_text())["hydrated"]] == ["gpu-operator"]
 
 
@@ -138,3 +141,14 @@ def test_render_hydrate_points_argo_cd_at_the_helm_output(strata, tmp_path):
     assert strata("render", "-f", realistic, "-o", out, "--check").returncode == 0, "a plain render keeps current hydration"
     assert strata("render", "-f", realistic, "-o", out, "--hydrate", "--charts", cache).returncode == 0
     assert _snapshot(out) == before
+
+
+def test_custom_kinds_take_their_scope_from_the_charts_crds():
+    from strata.hydrate import CLUSTER_SCOPED, _cluster_scoped_crds, _place
+
+    crd = {"kind": "CustomResourceDefinition", "spec": {"scope": "Cluster", "names": {"kind": "ClusterPolicy"}}}
+    scoped = CLUSTER_SCOPED | _cluster_scoped_crds([crd, {"kind": "ConfigMap"}])
+    policy, monitor = {"kind": "ClusterPolicy", "metadata": {"name": "p"}}, {"kind": "ServiceMonitor", "metadata": {"name": "m"}}
+    for doc in (policy, monitor):
+        _place(doc, "gpu-operator", scoped)
+    assert "namespace" not in policy["metadata"] and monitor["metadata"]["namespace"] == "gpu-operator"

@@ -71,6 +71,29 @@ def api_versions(kubernetes_version: str, store: Path) -> list[str]:
     return sorted(served)
 
 
+# Built-in kinds without a namespace; custom kinds' scope comes from the CRDs the charts ship.
+CLUSTER_SCOPED = frozenset({
+    "Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+    "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "PriorityClass", "RuntimeClass", "IngressClass",
+    "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "APIService",
+    "DeviceClass", "ResourceSlice", "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration",
+})
+
+
+def _cluster_scoped_crds(docs: Any) -> set[str]:
+    return {d["spec"]["names"]["kind"] for d in docs
+            if d.get("kind") == "CustomResourceDefinition" and d.get("spec", {}).get("scope") == "Cluster"}
+
+
+def _place(doc: dict[str, Any], namespace: str, cluster_scoped: frozenset[str] | set[str]) -> None:
+    """Give namespaced objects the release namespace, as `helm install -n` would: charts
+    often leave metadata.namespace out, and a GitOps tree must not depend on the apply context."""
+    meta = doc.setdefault("metadata", {})
+    if doc["kind"] not in cluster_scoped and not meta.get("namespace"):
+        meta["namespace"] = namespace
+
+
 def _object_path(directory: str, obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
     kind, name, namespace = str(obj.get("kind", "")).lower(), meta.get("name", ""), meta.get("namespace")
@@ -108,20 +131,24 @@ def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> 
     old_hydrated = {f for h in previous.hydrated for f in h.get("files", [])}
     tree = {f: (out_dir / f).read_bytes() for f in sorted(previous.files - old_hydrated - {LOCK_NAME}) if (out_dir / f).is_file()}
     apis = api_versions(previous.kubernetes_version or "1.36", store)
-    entries = []
+    rendered = []
     for release in sorted(previous.helm_releases, key=lambda r: r["valuesFile"]):
         try:
             docs = _template(out_dir, cache, release, previous.kubernetes_version or "1.36", apis)
         except _Failed as failed:
             problems.append(failed.problem)
             continue
+        rendered.append((release, [d for d in docs if isinstance(d, dict) and d.get("kind")]))
+    cluster_scoped = CLUSTER_SCOPED | _cluster_scoped_crds(doc for _, docs in rendered for doc in docs)
+    entries = []
+    for release, docs in rendered:
         directory = hydrated_dir(release["valuesFile"].split("/", 1)[0], release["name"])
         files = {}
         for doc in docs:
-            if isinstance(doc, dict) and doc.get("kind"):
-                files[_object_path(directory, doc)] = HEADER + emit.dump(doc).encode()
+            _place(doc, release["namespace"], cluster_scoped)
+            files[_object_path(directory, doc)] = HEADER + emit.dump(doc).encode()
         kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                         "namespace": release["namespace"], "resources": sorted(Path(f).name for f in files)}
+                         "resources": sorted(Path(f).name for f in files)}
         files[f"{directory}/{KUSTOMIZATION}"] = HEADER + emit.dump(kustomization).encode()
         tree.update(files)
         entries.append({"release": release["name"], "version": release["version"],
