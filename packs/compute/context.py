@@ -7,10 +7,6 @@ from typing import Any
 from .config import Config
 from strata.spec.pools import PoolFacts, facts
 
-# Bottlerocket keeps the OS on /dev/xvda and containers and images on /dev/xvdb.
-OS_VOLUME = {"al2023": "/dev/xvda", "bottlerocket": "/dev/xvdb"}
-
-
 def context(spec: Any, config: Config) -> dict[str, Any]:
     cluster = spec.cluster.name
     pools = [facts(p) for p in spec.node_pools]
@@ -64,7 +60,7 @@ def _block_devices(f: PoolFacts) -> list[dict[str, Any]]:
         ebs["throughput"] = volume.throughput
     if volume.kms_key_id:
         ebs["kmsKeyID"] = volume.kms_key_id
-    if f.ami_family == "bottlerocket":
+    if f.ami_family == "bottlerocket":  # the OS on /dev/xvda, containers and images on /dev/xvdb
         os_volume = {"volumeSize": "4Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True}
         return [{"deviceName": "/dev/xvda", "ebs": os_volume}, {"deviceName": "/dev/xvdb", "ebs": ebs}]
     return [{"deviceName": "/dev/xvda", "rootVolume": True, "ebs": ebs}]

@@ -10,7 +10,6 @@ from . import devices as dev
 from .config import ClaimRef, ClaimTemplate, Config, DeviceRequest, Sharing, Workload
 from .platform import compute_section, driver_mode, team_namespace, template_namespaces
 
-DRIVER_NAMESPACE = "nvidia-dra-driver-gpu"
 SMOKE_TEMPLATE = "single-gpu"
 # Non-root identity of the pods strata writes (Pod Security "restricted" in team namespaces).
 POD_USER = 1000

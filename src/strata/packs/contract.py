@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, Field
 
@@ -15,7 +15,6 @@ from strata.problems import Problem
 from strata.rules import Rule
 from strata.spec.base import StrictModel
 
-PackName = str
 
 
 class HelmReleaseManifest(StrictModel):
@@ -109,4 +108,3 @@ class Pack:
         return self.manifest.name
 
 
-SourceKind = Literal["builtin", "entry-point"]
