@@ -362,3 +362,13 @@ def _keys(node) -> list[str]:
     if isinstance(node, list):
         return [k for v in node for k in _keys(v)]
     return []
+
+
+def test_import_records_each_crds_scope(tmp_path):
+    from strata.validate.schema_store import crd_scopes, import_crds
+
+    crds = reference_dir() / "crds"
+    import_crds([crds / "karpenter-1.14.1"], tmp_path)
+    import_crds([crds / "kuberay-1.7.0"], tmp_path)
+    scopes = crd_scopes(tmp_path)
+    assert scopes["karpenter.sh/NodePool"] == "Cluster" and scopes["ray.io/RayCluster"] == "Namespaced"

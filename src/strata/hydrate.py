@@ -21,6 +21,7 @@ from strata.output.tree import HEADER, values_digest
 from strata.problems import Problem
 from strata.render import parse
 from strata.rules import Rule
+from strata.validate.schema_store import crd_scopes
 
 HYDRATE = Rule("hydrate/helm-template", "helm template failed for a pinned release", "fix the values or the chart cache as the message says")
 MISSING_CHART = Rule(
@@ -139,7 +140,8 @@ def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> 
             problems.append(failed.problem)
             continue
         rendered.append((release, [d for d in docs if isinstance(d, dict) and d.get("kind")]))
-    cluster_scoped = CLUSTER_SCOPED | _cluster_scoped_crds(doc for _, docs in rendered for doc in docs)
+    cluster_scoped = (CLUSTER_SCOPED | _cluster_scoped_crds(doc for _, docs in rendered for doc in docs)
+                      | {gk.rpartition("/")[2] for gk, scope in crd_scopes(store).items() if scope == "Cluster"})
     entries = []
     for release, docs in rendered:
         directory = hydrated_dir(release["valuesFile"].split("/", 1)[0], release["name"])

@@ -33,6 +33,9 @@ class SchemaImportError(StrataError):
     """A CRD source cannot be read or converted; the message names the file."""
 
 
+SCOPES_FILE = "crd-scopes.json"  # beside the group directories
+
+
 def default_store() -> Path:
     """``$STRATA_SCHEMA_STORE``, else ``$XDG_CACHE_HOME/strata/schemas`` (``~/.cache/...``)."""
     env = os.environ.get("STRATA_SCHEMA_STORE")
@@ -54,6 +57,7 @@ def import_crds(sources: Iterable[str | Path], store: Path, stdin: TextIO | None
     in ``sources`` (files, directories searched recursively, or ``-`` for ``stdin``).
     Returns the paths written, sorted. Nothing is written if any source is bad."""
     converted: dict[Path, tuple[str, str]] = {}  # relative path -> (content, source)
+    scopes: dict[str, str] = {}  # "group/Kind" -> Namespaced | Cluster
     for name, text in _read_sources(sources, stdin):
         try:
             documents = list(yaml.load_all(text, Loader=_Loader))
@@ -62,6 +66,8 @@ def import_crds(sources: Iterable[str | Path], store: Path, stdin: TextIO | None
         for doc in documents:
             if not (isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition"):
                 continue
+            spec = doc.get("spec") or {}
+            scopes[f"{spec.get('group')}/{(spec.get('names') or {}).get('kind')}"] = spec.get("scope", "Namespaced")
             for rel, content in _convert_crd(doc, name):
                 previous = converted.get(rel)
                 # Two different definitions of one resource (e.g. the GPU operator and the DRA
@@ -79,7 +85,16 @@ def import_crds(sources: Iterable[str | Path], store: Path, stdin: TextIO | None
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_atomic(path, content)
         written.append(path)
+    if scopes:
+        Path(store).mkdir(parents=True, exist_ok=True)
+        _write_atomic(Path(store) / SCOPES_FILE, json.dumps({**crd_scopes(store), **scopes}, indent=2, sort_keys=True) + "\n")
     return sorted(written)
+
+
+def crd_scopes(store: Path) -> dict[str, str]:
+    """Every imported CRD's scope by "group/Kind" (Namespaced or Cluster)."""
+    path = Path(store) / SCOPES_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def _read_sources(sources: Iterable[str | Path], stdin: TextIO | None) -> Iterable[tuple[str, str]]:
