@@ -15,7 +15,7 @@ from strata import pipeline, tools
 from strata.output import lock as lockfile
 from strata.errors import ProblemsFound, UsageError
 from strata.output import emit
-from strata.output.layout import KUSTOMIZATION, hydrated_dir
+from strata.output.layout import KUSTOMIZATION, hydrated_dir, object_file
 from strata.output.lock import LOCK_NAME, PreviousLock, dump_raw
 from strata.output.tree import HEADER, values_digest
 from strata.problems import Problem
@@ -97,8 +97,7 @@ def _place(doc: dict[str, Any], namespace: str, cluster_scoped: frozenset[str] |
 
 def _object_path(directory: str, obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
-    kind, name, namespace = str(obj.get("kind", "")).lower(), meta.get("name", ""), meta.get("namespace")
-    return f"{directory}/{kind}-{namespace}-{name}.yaml" if namespace else f"{directory}/{kind}-{name}.yaml"
+    return f"{directory}/{object_file(str(obj.get('kind', '')), meta.get('name', ''), meta.get('namespace'))}"
 
 
 def _template(out_dir: Path, cache: Path, release: dict[str, Any], kubernetes_version: str, apis: list[str]) -> list[Any]:

@@ -23,6 +23,10 @@ def hydrated_dir(layer: str, release: str) -> str:
     return f"{layer}/{HYDRATED_DIR}/{release}"
 
 
+def object_file(kind: str, name: str, namespace: str | None) -> str:
+    """One object per file: <kind>-[<namespace>-]<name>.yaml."""
+    return f"{kind.lower()}-{namespace}-{name}.yaml" if namespace else f"{kind.lower()}-{name}.yaml"
+
+
 def object_path(obj: RenderedObject) -> str:
-    stem = f"{obj.kind.lower()}-{obj.namespace}-{obj.name}" if obj.namespace else f"{obj.kind.lower()}-{obj.name}"
-    return f"{component_dir(obj.layer, obj.component)}/{stem}.yaml"
+    return f"{component_dir(obj.layer, obj.component)}/{object_file(obj.kind, obj.name, obj.namespace)}"

@@ -39,11 +39,6 @@ class Inventory:
     releases: tuple[Release, ...]
 
 
-def _group(obj: RenderedObject) -> str:
-    api_version = str(obj.body.get("apiVersion", ""))
-    return api_version.rpartition("/")[0]
-
-
 def build(objects: list[RenderedObject], releases: list[RenderedRelease], hydrated: set[str] = frozenset()) -> Inventory:
     grouped: dict[tuple[str, str, str], list[RenderedObject]] = defaultdict(list)
     for obj in objects:
@@ -51,10 +46,10 @@ def build(objects: list[RenderedObject], releases: list[RenderedRelease], hydrat
     components = tuple(
         Component(
             pack=pack, layer=layer, name=name, path=component_dir(layer, name),
-            groups=frozenset(_group(o) for o in objs),
+            groups=frozenset(o.group for o in objs),
             namespaces=frozenset(o.namespace for o in objs if o.namespace),
-            creates_namespaces=frozenset(o.name for o in objs if o.kind == "Namespace" and _group(o) == ""),
-            cluster_scoped_kinds=frozenset(f"{_group(o)}/{o.kind}" for o in objs if not o.namespace),
+            creates_namespaces=frozenset(o.name for o in objs if o.kind == "Namespace" and o.group == ""),
+            cluster_scoped_kinds=frozenset(f"{o.group}/{o.kind}" for o in objs if not o.namespace),
         )
         for (pack, layer, name), objs in sorted(grouped.items(), key=lambda item: (item[0][1], item[0][2]))
     )

@@ -29,9 +29,13 @@ class RenderedObject:
         return self.body.get("metadata", {}).get("namespace")
 
     @property
+    def group(self) -> str:
+        """The API group ("" for the core group)."""
+        return str(self.body.get("apiVersion", "")).rpartition("/")[0]
+
+    @property
     def identity(self) -> tuple[str, str, str, str]:
-        group = str(self.body.get("apiVersion", "")).rpartition("/")[0]
-        return (group, self.kind, self.namespace or "", self.name)
+        return (self.group, self.kind, self.namespace or "", self.name)
 
     def describe(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
