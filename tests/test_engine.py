@@ -16,7 +16,7 @@ def _pack(tmp_path: Path, template: str) -> tuple:
     root = tmp_path / "broken"
     (root / "templates" / "things").mkdir(parents=True)
     (root / "pack.yaml").write_text("name: broken\nversion: 0.0.1\nsummary: test pack\nlayer: test\n")
-    (root / "pack.py").write_text("from strata.spec.base import StrictModel\n\nclass Config(StrictModel):\n    pass\n")
+    (root / "pack.py").write_text("from strata.pack import StrictModel\n\nclass Config(StrictModel):\n    pass\n")
     (root / "templates" / "things" / "configmap.yaml.j2").write_text(template)
     return (*discover(), load_pack(root, "test"))
 
@@ -57,7 +57,7 @@ def test_a_crashing_pack_hook_is_named_and_exits_3(tmp_path):
 
     packs = _pack(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n")
     (tmp_path / "broken" / "pack.py").write_text(
-        "from strata.spec.base import StrictModel\n\nclass Config(StrictModel):\n    pass\n\n"
+        "from strata.pack import StrictModel\n\nclass Config(StrictModel):\n    pass\n\n"
         "def check(spec, config):\n    yield from []\n    raise KeyError('oops')\n")
     from strata.errors import PackFailure
 

@@ -33,10 +33,10 @@ NATIVE = {"resources", "nodeSelector", "tolerations", "affinity", "annotations",
 # Keys a chart documents only as comments in its values.yaml (checked by reading them there).
 COMMENTED_KEYS = {"gpu-operator": ["dcgmExporter.config"]}
 
-discover()  # imports the built-in packs as strata_pack_<name>
-jark_images = importlib.import_module("strata_pack_jark.images")
-jark_resources = importlib.import_module("strata_pack_jark.resources")
-jark_context = importlib.import_module("strata_pack_jark.context")
+discover()  # imports the built-in packs as strata.packs.imported.<name>
+jark_images = importlib.import_module("strata.packs.imported.jark.images")
+jark_resources = importlib.import_module("strata.packs.imported.jark.resources")
+jark_context = importlib.import_module("strata.packs.imported.jark.context")
 
 
 def _spec_files() -> list[Path]:

@@ -25,7 +25,7 @@ def _tree() -> dict[str, bytes]:
 def _metrics_module():
     import importlib
 
-    return importlib.import_module("strata_pack_observability.metrics")
+    return importlib.import_module("strata.packs.imported.observability.metrics")
 
 
 def test_emitted_expressions_pass_the_packs_own_checks():

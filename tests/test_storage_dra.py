@@ -168,8 +168,8 @@ def test_every_claim_is_in_the_namespace_of_the_pods_that_mount_it():
     ("device.attributes['nvidia.com'].productName == 'x'", "domain 'nvidia.com'"),
 ])
 def test_cel_attribute_check(expression, complaint):
-    discover()  # imports the packs as strata_pack_<name>
-    devices = import_module("strata_pack_dra.devices")
+    discover()  # imports the packs as strata.packs.imported.<name>
+    devices = import_module("strata.packs.imported.dra.devices")
     problems = list(devices.cel_problems(expression))
     if complaint is None:
         assert problems == []

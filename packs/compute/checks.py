@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.problems import Problem
+from strata.pack import PoolFacts, Problem, identity_problems, pool_facts, tolerates
 from . import rules as r
 from .config import Config
-from strata.spec.shared import identity_problems
-from strata.spec.pools import PoolFacts, facts, tolerates
 
 SUPPORTED_AMI_FAMILIES = ("al2023", "bottlerocket")
 V1_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")
@@ -35,12 +33,12 @@ REMOVED_VALUES = {
 
 def check(spec: Any, config: Config) -> Iterator[Problem]:
     version = tuple(int(x) for x in spec.cluster.kubernetes_version.split("."))
-    pool_facts = [facts(p) for p in spec.node_pools]
-    for i, f in enumerate(pool_facts):
+    pools = [pool_facts(p) for p in spec.node_pools]
+    for i, f in enumerate(pools):
         yield from _check_pool(("nodePools", i), f, config, version)
     yield from _check_identity(config)
-    yield from _check_gpu_operator(pool_facts, config)
-    yield from _check_smoke_test(pool_facts, config)
+    yield from _check_gpu_operator(pools, config)
+    yield from _check_smoke_test(pools, config)
     for release, section in (("karpenter", config.karpenter), ("gpu-operator", config.gpu_operator)):
         path = ("compute", "karpenter" if release == "karpenter" else "gpuOperator", "valuesOverrides")
         for keys, advice in REMOVED_VALUES[release].items():

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 
-from strata.spec.shared import ControllerIdentity, Toleration
-from strata.spec.base import DnsLabel, LabelKey, StrictModel
+from strata.pack import ControllerIdentity, DnsLabel, LabelKey, StrictModel, Toleration
 
 
 class KarpenterFeatureGates(StrictModel):

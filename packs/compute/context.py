@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from strata.pack import PoolFacts, pool_facts
+
 from .config import Config
-from strata.spec.pools import PoolFacts, facts
+
 
 def context(spec: Any, config: Config) -> dict[str, Any]:
     cluster = spec.cluster.name
-    pools = [facts(p) for p in spec.node_pools]
+    pools = [pool_facts(p) for p in spec.node_pools]
     k = config.karpenter
     node_identity = {"instanceProfile": k.instance_profile} if k.instance_profile else {"role": k.node_role or f"KarpenterNodeRole-{cluster}"}
     gpu_pools = [f for f in pools if f.nvidia]

@@ -1,6 +1,6 @@
 """The compute pack: Karpenter v1 node pools, Karpenter and GPU Operator values, a GPU smoke test."""
 
-from strata.packs.contract import LegacyField
+from strata.pack import LegacyField
 
 from . import rules
 from .checks import check

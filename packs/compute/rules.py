@@ -1,7 +1,6 @@
 """The compute pack's policy rules: Karpenter v1 and GPU Operator mistakes that schemas miss."""
 
-from strata.problems import Severity
-from strata.rules import Rule
+from strata.pack import Rule, Severity
 
 GPU_LABEL_MISMATCH = Rule(
     "compute/gpu-label-mismatch",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.problems import Problem
-from strata.spec.pools import PoolFacts, all_facts
+from strata.pack import PoolFacts, Problem, all_pool_facts
 
 from . import devices as dev
 from . import rules as r
@@ -21,7 +20,7 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
     if dev.api_version(version) is None:
         first = ".".join(map(str, dev.FIRST_VERSION))
         yield r.KUBERNETES_VERSION.problem(("cluster", "kubernetesVersion"), f"Kubernetes {version} does not serve {dev.API_VERSION}; DRA needs {first} or later (EKS {version} has only the beta API)")
-    pools = all_facts(spec)
+    pools = all_pool_facts(spec)
     yield from _check_pools(spec, config, pools)
     yield from _check_driver(spec, config)
     classes = dev.DRIVER_CLASSES | {c.name for c in config.device_classes}

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from strata.spec.base import DnsLabel, NonNegativeInt, PositiveInt, Quantity, StrictModel
+from strata.pack import DnsLabel, NonNegativeInt, PositiveInt, Quantity, StrictModel
 
 # DeviceClass names are DNS subdomains (gpu.nvidia.com, h100.gpu.example.com).
 DnsSubdomain = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", max_length=253)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.spec.pools import PoolFacts, all_facts
+from strata.pack import PoolFacts, all_pool_facts
 
 from . import devices as dev
 from .config import ClaimRef, ClaimTemplate, Config, DeviceRequest, Sharing, Workload
@@ -18,7 +18,7 @@ CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "capabilities": {"drop"
 
 
 def context(spec: Any, config: Config) -> dict[str, Any]:
-    pools = all_facts(spec)
+    pools = all_pool_facts(spec)
     dra_pools = [pools[n] for n in config.node_pools if n in pools]
     templates = [t for t in config.claim_templates if not t.shared]
     shared = [t for t in config.claim_templates if t.shared]

@@ -1,7 +1,7 @@
 """The dra pack: Dynamic Resource Allocation (resource.k8s.io/v1) claims, the NVIDIA DRA
 driver (standalone chart or GPU Operator GPUCluster mode), ComputeDomains, workloads."""
 
-from strata.packs.contract import LegacyField
+from strata.pack import LegacyField
 
 from . import rules
 from .checks import check

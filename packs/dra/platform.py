@@ -7,7 +7,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from strata.spec.pools import PoolFacts, all_facts
+from strata.pack import PoolFacts, all_pool_facts
 
 from .config import ClaimTemplate, Config
 
@@ -54,7 +54,7 @@ def device_plugin_pools(spec: Any) -> set[str]:
     """NVIDIA pools where the GPU Operator deploys the device plugin, or where the OS runs
     one (Bottlerocket). Pools labelled nvidia.com/gpu.deploy.device-plugin=false are skipped
     by the operator."""
-    pools = [f for f in all_facts(spec).values() if f.nvidia]
+    pools = [f for f in all_pool_facts(spec).values() if f.nvidia]
     out = {f.pool.name for f in pools if f.ami_family == "bottlerocket"}
     compute = compute_section(spec)
     if compute is None or not compute.gpu_operator.enabled or not compute.gpu_operator.cluster_policy:
@@ -66,7 +66,7 @@ def device_plugin_pools(spec: Any) -> set[str]:
 
 
 def dra_pools(spec: Any, config: Config) -> list[PoolFacts]:
-    facts = all_facts(spec)
+    facts = all_pool_facts(spec)
     return [facts[name] for name in config.node_pools if name in facts]
 
 

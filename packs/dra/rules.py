@@ -1,7 +1,6 @@
 """The dra pack's policy rules: DRA API, NVIDIA DRA driver and Karpenter mistakes that schemas miss."""
 
-from strata.problems import Severity
-from strata.rules import Rule
+from strata.pack import Rule, Severity
 
 KUBERNETES_VERSION = Rule(
     "dra/kubernetes-version",

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from strata.spec.base import DnsLabel, StrictModel
+from strata.pack import DnsLabel, StrictModel
 
 
 class Destination(StrictModel):

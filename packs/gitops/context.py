@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.render.inventory import Component, Inventory, Release
+from strata.pack import Component, Inventory, Release
 
 from .config import Config
 from .waves import waves

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from strata.render.inventory import Component, Inventory, Release
+from strata.pack import Component, Inventory, Release
 
 Node = Component | Release
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from strata.problems import Problem
-from strata.spec.base import quantity
-from strata.spec.claims import mount_problem
-from strata.spec.pools import PoolFacts, all_facts
+from strata.pack import PoolFacts, Problem, all_pool_facts, mount_problem, quantity
 
 from . import images, rules as r
 from .config import Config, Placement
@@ -31,7 +28,7 @@ PROXY_HTTPS_TYPES = {None, "", "letsencrypt", "manual", "offload", "secret"}
 
 def check(spec: Any, config: Config) -> Iterator[Problem]:
     parts = active(config)
-    pools = all_facts(spec)
+    pools = all_pool_facts(spec)
     teams = spec.team_namespaces
     quotas = {t.name: t.quota for t in spec.teams if t.quota is not None}
     env = spec.cluster.environment

@@ -9,8 +9,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field
 
-from strata.spec.shared import RoleArn, Toleration
-from strata.spec.base import DnsLabel, NonNegativeInt, PositiveInt, Quantity, StrictModel
+from strata.pack import DnsLabel, NonNegativeInt, PositiveInt, Quantity, RoleArn, StrictModel, Toleration
 
 # JupyterHub's ByteSpecification: K/M/G/T are powers of 1024 and nothing else is accepted.
 HubBytes = Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?[KMGT]$")]

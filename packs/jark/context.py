@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from strata.spec.pools import PoolFacts, all_facts
+from strata.pack import PoolFacts, all_pool_facts
 
 from . import images
 from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement
@@ -49,7 +49,7 @@ def tolerations(placement: Placement, pools: dict[str, PoolFacts]) -> list[dict[
 
 def context(spec: Any, config: Config) -> dict[str, Any]:
     parts = active(config)
-    pools = all_facts(spec)
+    pools = all_pool_facts(spec)
     namespaces = spec.team_namespaces
     hub, argo, ray = parts.get("jupyterhub"), parts.get("argo_workflows"), parts.get("kuberay")
     ray_clusters = [_ray_cluster(c, ray, pools, namespaces) for c in ray.clusters] if ray else []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.spec.pools import PoolFacts
+from strata.pack import PoolFacts
 
 # JupyterHub's ByteSpecification reads K/M/G/T as powers of 1024.
 _HUB_SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}

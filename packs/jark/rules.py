@@ -1,7 +1,6 @@
 """The jark pack's policy rules: JARK wiring mistakes that chart schemas and CRDs do not catch."""
 
-from strata.problems import Severity
-from strata.rules import Rule
+from strata.pack import Rule, Severity
 
 GPU_NOT_SCHEDULABLE = Rule(
     "jark/gpu-not-schedulable",

@@ -6,7 +6,7 @@ from typing import Any, Iterator
 
 from pydantic.alias_generators import to_camel
 
-from strata.problems import Problem
+from strata.pack import Problem
 
 from . import kuberay, metrics
 from . import rules as r

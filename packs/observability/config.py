@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from strata.spec.base import DnsLabel, Duration, LabelKey, LabelValue, Quantity, StrictModel
+from strata.pack import DnsLabel, Duration, LabelKey, LabelValue, Quantity, StrictModel
 
 Labels = dict[LabelKey, LabelValue]
 # Where pack.yaml installs kube-prometheus-stack, and the release label its Prometheus selects.

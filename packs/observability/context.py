@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.spec.pools import all_facts
+from strata.pack import all_pool_facts
 
 from . import alerts, dashboards, kuberay, metrics
 from .config import Config
@@ -22,7 +22,7 @@ def compute_config(spec: Any) -> Any:
 
 
 def nvidia_pools(spec: Any) -> bool:
-    return any(f.nvidia for f in all_facts(spec).values())
+    return any(f.nvidia for f in all_pool_facts(spec).values())
 
 
 def gpu_operator_runs_exporter(spec: Any) -> bool:

@@ -1,7 +1,7 @@
 """The observability pack: GPU alerts that mean what they say, scrape targets that exist,
 dashboards built from the same expressions, for kube-prometheus-stack or an existing Prometheus."""
 
-from strata.packs.contract import LegacyField
+from strata.pack import LegacyField
 
 from . import rules
 from .checks import check

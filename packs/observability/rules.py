@@ -1,6 +1,6 @@
 """The observability pack's policy rules: GPU alerting and scraping mistakes that schemas miss."""
 
-from strata.rules import Rule
+from strata.pack import Rule
 
 COUNTER_FUNCTION_ON_GAUGE = Rule(
     "observability/counter-function-on-gauge",

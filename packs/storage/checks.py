@@ -6,13 +6,10 @@ import difflib
 import re
 from typing import Any, Iterator
 
-from strata.problems import Problem
-from strata.spec.base import quantity
-from strata.spec.claims import mount_problem
+from strata.pack import Problem, identity_problems, mount_problem, quantity
 
 from . import drivers as d
 from . import rules as r
-from strata.spec.shared import identity_problems
 
 from .config import Config, S3Bucket, StorageClass
 from .inventory import Source, all_sources, mounts, resolve, sources_by_name

@@ -9,8 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from strata.spec.shared import ControllerIdentity
-from strata.spec.base import DnsLabel, NonNegativeInt, Quantity, StrictModel
+from strata.pack import ControllerIdentity, DnsLabel, NonNegativeInt, Quantity, StrictModel
 
 FileSystemId = Annotated[str, Field(pattern=r"^fs-[0-9a-f]{8,17}$")]
 MountOption = Annotated[str, Field(min_length=1)]

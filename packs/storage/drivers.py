@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from strata.spec.base import quantity
+from strata.pack import quantity
 
 EFS = "efs.csi.aws.com"
 FSX = "fsx.csi.aws.com"

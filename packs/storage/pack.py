@@ -1,6 +1,6 @@
 """The storage pack: EFS, FSx for Lustre and Mountpoint for S3 drivers, classes, volumes and claims."""
 
-from strata.packs.contract import LegacyField
+from strata.pack import LegacyField
 
 from . import rules
 from .checks import check

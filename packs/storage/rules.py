@@ -1,7 +1,6 @@
 """The storage pack's policy rules: CSI driver mistakes that schemas cannot see."""
 
-from strata.problems import Severity
-from strata.rules import Rule
+from strata.pack import Rule, Severity
 
 UNQUOTED_PARAMETER = Rule(
     "storage/unquoted-parameter",

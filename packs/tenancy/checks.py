@@ -6,8 +6,7 @@ import ipaddress
 from typing import Any, Iterator
 
 from strata.packs.loader import discover
-from strata.problems import Problem
-from strata.spec.base import quantity
+from strata.pack import Problem, quantity
 
 from . import rules as r
 from .config import Config

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from strata.spec.base import DnsLabel, Quantity, StrictModel
+from strata.pack import DnsLabel, Quantity, StrictModel
 
 PodSecurityLevel = Literal["privileged", "baseline", "restricted"]
 Cidr = Annotated[str, Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$")]

@@ -1,7 +1,6 @@
 """The tenancy pack's policy rules."""
 
-from strata.problems import Severity
-from strata.rules import Rule
+from strata.pack import Rule, Severity
 
 PRIVILEGED_NAMESPACE = Rule(
     "tenancy/privileged-namespace",

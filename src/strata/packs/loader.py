@@ -3,6 +3,7 @@ them. Finding and loading are separate; order is deterministic; errors name the 
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 import types
@@ -41,8 +42,17 @@ def _source(ep: EntryPoint) -> str:
     return f"{dist.name} {dist.version}"
 
 
+MODULE_NAMESPACE = "strata.packs.imported"
+
+
+def module_name(pack: str) -> str:
+    """The name pack.py is imported under (its sibling modules live below it)."""
+    return f"{MODULE_NAMESPACE}.{pack}"
+
+
 def _import_pack_module(name: str, path: Path) -> types.ModuleType:
-    module_name = f"strata_pack_{name}"
+    importlib.import_module(MODULE_NAMESPACE)
+    module_name = f"{MODULE_NAMESPACE}.{name}"
     # A package rooted at the pack directory, so pack.py can import its siblings (from .config import ...).
     spec = importlib.util.spec_from_file_location(module_name, path, submodule_search_locations=[str(path.parent)])
     if spec is None or spec.loader is None:

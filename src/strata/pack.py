@@ -1,0 +1,36 @@
+"""The public pack API: the only module of strata that pack code imports (a test holds every
+module under packs/ to it). Everything a pack needs from the engine is named here; the rest
+of strata may change without notice to pack authors.
+
+A pack's ``pack.py`` defines ``Config`` (the pydantic model of its spec section) and may define
+``RULES``, ``LEGACY_FIELDS`` and the hooks ``check``, ``context`` and ``exports``; see README.md
+("Writing a pack")."""
+
+from __future__ import annotations
+
+from strata.packs.contract import LegacyField
+from strata.problems import Problem, Severity
+from strata.render.inventory import Component, Inventory, Release
+from strata.rules import Rule
+from strata.spec.base import (
+    DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel, quantity,
+)
+from strata.spec.claims import mount_problem
+from strata.spec.model import CoreSpec, NodePool, Team
+from strata.spec.pools import PoolFacts, all_facts as all_pool_facts, facts as pool_facts, tolerates
+from strata.spec.shared import ControllerIdentity, RoleArn, Toleration, identity_problems
+
+__all__ = [
+    # the pack's own declarations
+    "StrictModel", "Rule", "Severity", "Problem", "LegacyField",
+    # constrained types and quantities
+    "DnsLabel", "Duration", "LabelKey", "LabelValue", "NonNegativeInt", "PositiveInt", "Quantity", "quantity",
+    # the core spec every hook receives (cluster, node pools, teams)
+    "CoreSpec", "NodePool", "Team",
+    # facts derived from node pools
+    "PoolFacts", "pool_facts", "all_pool_facts", "tolerates",
+    # models and checks several packs' sections share
+    "ControllerIdentity", "RoleArn", "Toleration", "identity_problems", "mount_problem",
+    # what inventory packs (GitOps) receive: the rest of the rendered tree
+    "Component", "Inventory", "Release",
+]
