@@ -7,8 +7,10 @@ from typing import Any, Iterator
 from strata.pack import PoolFacts, Problem, all_pool_facts
 
 from . import devices as dev
+from . import quota as q
 from . import rules as r
 from .config import ClaimTemplate, Config, DeviceRequest, Workload
+from .context import claim_spec
 from .platform import (
     DEVICE_PLUGIN_LABEL, device_plugin_pools, driver_feature_gates, driver_mode, operator_gpu_cluster,
     team_namespace, template_namespaces,
@@ -40,6 +42,50 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
     for i, workload in enumerate(config.workloads):
         yield from _check_workload(("dra", "workloads", i), workload, spec, config, pools)
     yield from _check_smoke_test(spec, config, pools)
+    yield from _check_team_quotas(spec, config)
+
+
+def _check_team_quotas(spec: Any, config: Config) -> Iterator[Problem]:
+    """Add up what the quota admission charges in each team namespace, in spec order: the
+    shared claims strata creates, then each workload's Pods (a Deployment's surge included).
+    The workload that takes a team over its GPU or claim cap is refused there."""
+    templates = {t.name: t for t in config.claim_templates}
+    classes = set(q.quota_classes([c.name for c in config.device_classes]))
+    for i, team in enumerate(spec.teams):
+        if team.quota is None:
+            continue
+        namespace, cap, claim_cap = team.namespace_name, team.quota.gpus, q.claim_cap(team.quota)
+        devices: dict[str, int] = {}
+        claims = 0
+        for t in config.claim_templates:
+            if t.shared and namespace in template_namespaces(spec, t):
+                claims += 1
+                for c, n in q.claim_charge(claim_spec(t)).items():
+                    devices[c] = devices.get(c, 0) + n
+        for j, w in enumerate(config.workloads):
+            if team_namespace(spec, w.team) != namespace:
+                continue
+            pods = q.pods_at_once(w.kind, w.replicas)
+            before = dict(devices)
+            for ref in w.claims:
+                template = templates.get(ref.template or "")
+                if ref.compute_domain:
+                    claims += pods  # an IMEX channel claim per Pod, from the domain's template
+                elif template is not None and not template.shared:
+                    claims += pods
+                    for c, n in q.claim_charge(claim_spec(template)).items():
+                        devices[c] = devices.get(c, 0) + pods * n
+            path = ("dra", "workloads", j)
+            surge = f" ({pods} Pods during a rolling update)" if pods != w.replicas else ""
+            for c in sorted(devices):
+                if c in classes and devices[c] > cap >= before.get(c, 0):
+                    yield r.EXCEEDS_TEAM_QUOTA.problem(path, (
+                        f"{w.name}{surge} brings team {team.name}'s {c} devices to {devices[c]} (allocationMode All counts as {q.ALL_MODE_CHARGE}); "
+                        f"its quota allows {cap} (teams[{i}].quota.gpus), so the API server refuses the claims"))
+            if claims > claim_cap:
+                yield r.EXCEEDS_TEAM_QUOTA.problem(path, (
+                    f"{w.name}{surge} brings team {team.name}'s ResourceClaims to {claims}; its quota allows {claim_cap} (teams[{i}].quota.resourceClaims)"))
+                claim_cap = claims  # report the first workload over the cap only
 
 
 def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:

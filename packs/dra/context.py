@@ -7,6 +7,7 @@ from typing import Any
 from strata.pack import PoolFacts, all_pool_facts
 
 from . import devices as dev
+from . import quota as q
 from .config import ClaimRef, ClaimTemplate, Config, DeviceRequest, Sharing, Workload
 from .platform import compute_section, driver_mode, team_namespace, template_namespaces
 
@@ -33,7 +34,16 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
         "compute_domains": [_compute_domain(spec, d) for d in config.compute_domains],
         "workloads": [_workload(spec, config, w, pools) for w in config.workloads],
         "smoke_test": _smoke_test(config, smoke_pool) if config.smoke_test.enabled and smoke_pool else None,
+        "team_quotas": _team_quotas(spec, config),
     }
+
+
+def _team_quotas(spec: Any, config: Config) -> list[dict[str, Any]]:
+    """A second ResourceQuota per team with a quota: the team's GPU cap on every GPU DeviceClass
+    (Kubernetes enforces every quota of a namespace), and a cap on its ResourceClaims."""
+    classes = q.quota_classes([c.name for c in config.device_classes])
+    return [{"namespace": t.namespace_name, "hard": q.hard(t.quota.gpus, q.claim_cap(t.quota), classes)}
+            for t in spec.teams if t.quota is not None]
 
 
 def _driver_values(spec: Any, config: Config, dra_pools: list[PoolFacts]) -> dict[str, Any]:

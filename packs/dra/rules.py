@@ -84,7 +84,14 @@ CLAIM_REFERENCE = Rule(
     "add the workload's team to the template's teams, or fix the name",
 )
 
+EXCEEDS_TEAM_QUOTA = Rule(
+    "dra/exceeds-team-quota",
+    "the team's ResourceQuota caps the devices of every GPU DeviceClass at its GPUs and its ResourceClaims; claims over it are refused by the API server, so the workload never starts",
+    "lower replicas or devices per claim (an allocationMode All request counts as 32 devices: use ExactCount with the node's GPU count), or raise teams[].quota.gpus / resourceClaims",
+)
+
 RULES = (
+    EXCEEDS_TEAM_QUOTA,
     KUBERNETES_VERSION, CEL_ATTRIBUTE, MATCH_ATTRIBUTE, V1BETA1_REQUEST, CLASSIC_DRA, REQUEST_SHAPE, DEVICE_CLASS,
     MIG_PROFILE, SHARING_GATE, SHARING_ISOLATION, KARPENTER_CLAIMS, DRIVER_ONCE, DEVICE_PLUGIN, COMPUTE_DOMAIN,
     NODE_POOL, CLAIM_REFERENCE,

@@ -36,6 +36,7 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
     # Where the storage pack creates each claim; claims made outside strata are taken at their word.
     claims = storage.claim_namespaces(spec) if storage is not None else {}
     if "jupyterhub" in parts:
+        yield from _check_team_groups(spec)
         yield from _check_hub(parts["jupyterhub"], pools, env, claims)
         if storage is not None:
             yield from _check_home_class(parts["jupyterhub"], storage)
@@ -45,6 +46,15 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
     if "kuberay" in parts:
         yield from _check_ray(parts["kuberay"], pools, teams, claims)
         yield from _check_ray_quota(parts["kuberay"], quotas)
+
+
+def _check_team_groups(spec: Any) -> Iterator[Problem]:
+    owner: dict[str, str] = {}
+    for i, team in enumerate(spec.teams):
+        for j, group in enumerate(team.groups):
+            if group in owner and owner[group] != team.name:
+                yield r.TEAM_GROUPS_OVERLAP.problem(("teams", i, "groups", j), f"group {group!r} is also listed by team {owner[group]!r}")
+            owner.setdefault(group, team.name)
 
 
 def _check_quota(path: tuple, quota: Any, cpu: float, memory: float, gpus: int, what: str) -> Iterator[Problem]:
@@ -294,6 +304,8 @@ def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], t
     image, image_path = (c.image, path + ("image",)) if c.image else (ray.image, JARK + ("kuberay", "image"))
     yield from _check_image(path + ("image",), c.image)
     version = c.ray_version or ray.ray_version
+    if c.authentication == "token" and tuple(int(x) for x in version.split(".")) < (2, 52, 0):
+        yield r.RAY_AUTHENTICATION.problem(path + ("authentication",), f"Ray {version} has no token authentication (Ray 2.52.0 or later)")
     if images.is_ray(image):
         tag = images.split(image)[1]
         if tag is not None and not (tag == version or tag.startswith(version + "-")):

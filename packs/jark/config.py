@@ -194,6 +194,11 @@ class RayVolume(StrictModel):
 class RayCluster(StrictModel):
     name: DnsLabel
     team: DnsLabel
+    # Ray 2.52 token authentication (RAY_AUTH_MODE=token) of the dashboard, Jobs API, client
+    # and GCS: KubeRay generates the token into a Secret in the team namespace, so only the team
+    # (its RoleBinding reads Secrets there) can submit work. "disabled" leaves the NetworkPolicy
+    # (the team's own notebooks and the operator) as the only gate. Needs Ray 2.52 or later.
+    authentication: Literal["token", "disabled"] = "token"
     image: Image | None = None  # defaults to kuberay.image
     ray_version: Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")] | None = None
     head: RayResources

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from strata.pack import PoolFacts, all_pool_facts
+from strata.pack import TEAM_LABEL, PoolFacts, all_pool_facts
 
 from . import images
 from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement
@@ -54,11 +54,14 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
     hub, argo, ray = parts.get("jupyterhub"), parts.get("argo_workflows"), parts.get("kuberay")
     ray_clusters = [_ray_cluster(c, ray, pools, namespaces) for c in ray.clusters] if ray else []
     ray_namespaces = ray.cluster_namespaces(spec) if ray else []
+    team_labels = _team_labels(spec) if hub else {}
     return {
         "release_namespaces": sorted(ns for name, ns in (("jupyterhub", HUB_NAMESPACE), ("argo_workflows", ARGO_NAMESPACE),
                                                           ("kuberay", KUBERAY_NAMESPACE)) if name in parts),
         "jupyterhub_enabled": hub is not None,
-        "jupyterhub": _jupyterhub(hub, pools, ray_namespaces) if hub else None,
+        "jupyterhub": _jupyterhub(hub, pools, team_labels) if hub else None,
+        # The hub's namespace holds every team's notebooks, each labelled with its team.
+        "shared_namespaces": [HUB_NAMESPACE] if team_labels else [],
         "argo_enabled": argo is not None,
         "argo": _argo(argo, spec, pools, namespaces) if argo else None,
         "kuberay_enabled": ray is not None,
@@ -66,7 +69,8 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
             "namespace": KUBERAY_NAMESPACE,
             "clusters": ray_clusters,
             "jobs": [job for job in (_ray_job(j, ray_clusters) for j in ray.jobs) if job],
-            "client_access": _ray_client_access(ray, hub, ray_namespaces),
+            "client_access": _ray_client_access(spec, hub, ray_namespaces, team_labels),
+            "notebook_egress": _notebook_ray_egress(spec, ray_namespaces, team_labels),
             "overrides": ray.values_overrides,
         } if ray else None,
     }
@@ -74,25 +78,35 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
 
 # --- JupyterHub -------------------------------------------------------------------------
 
-def _jupyterhub(hub: JupyterHub, pools: dict[str, PoolFacts], ray_namespaces: list[str]) -> dict[str, Any]:
+def _team_labels(spec: Any) -> dict[str, dict[str, Any]]:
+    """Spawner.group_overrides (JupyterHub 5): a user of a team's groups gets a notebook Pod
+    labelled with that team, which team-facing NetworkPolicies admit. JupyterHub applies them by
+    key (team name); a user in several teams' groups gets the last team's label (jark/team-groups-overlap)."""
+    return {
+        f"strata-team-{team.name}": {"groups": list(team.groups), "spawner_override": {"extra_labels": {TEAM_LABEL: team.name}}}
+        for team in spec.teams if team.groups
+    }
+
+
+def _jupyterhub(hub: JupyterHub, pools: dict[str, PoolFacts], team_labels: dict[str, Any]) -> dict[str, Any]:
     repo, tag = images.split(hub.image)
     digest = hub.image.partition("@")[2]
     return {
         "namespace": HUB_NAMESPACE,
-        "authenticator": _authenticator(hub),
+        "authenticator": _authenticator(hub, bool(team_labels)),
         "client_secret": hub.auth.oauth.client_secret if hub.auth.authenticator == "oauth" and hub.auth.oauth else None,
         "ingress": _hub_ingress(hub),
         "image": {"name": repo, "tag": f"{tag}@{digest}" if digest else tag},
         "home": {"capacity": hub.home.capacity, "storage_class": hub.home.storage_class, "access_modes": list(hub.home.access_modes)},
         "shared_volumes": [{"name": v.name, "claim": v.claim.rpartition("/")[2], "mount_path": v.mount_path} for v in hub.shared_volumes],
-        "ray_egress": _ray_egress(ray_namespaces),
+        "group_overrides": team_labels,
         "profiles": [_profile(p, hub, pools) for p in hub.profiles],
         "cull": hub.cull.model_dump(),
         "overrides": hub.values_overrides,
     }
 
 
-def _authenticator(hub: JupyterHub) -> dict[str, Any]:
+def _authenticator(hub: JupyterHub, team_groups: bool) -> dict[str, Any]:
     if hub.auth.authenticator == "dummy":
         # Development only (the jark/dummy-authenticator rule): any name, any password.
         return {"class": "dummy", "section": "DummyAuthenticator", "config": {"allow_all": True}}
@@ -113,8 +127,9 @@ def _authenticator(hub: JupyterHub) -> dict[str, Any]:
     for key, values in (("allowed_users", o.allowed_users), ("admin_users", o.admin_users)):
         if values:
             cfg[key] = list(values)
-    if o.allowed_groups or o.admin_groups:
-        # OAuthenticator 17 refuses group settings unless the hub manages groups.
+    if o.allowed_groups or o.admin_groups or team_groups:
+        # OAuthenticator 17 refuses group settings unless the hub manages groups; the team
+        # labels (Spawner.group_overrides) need the groups synced from the identity provider.
         cfg["manage_groups"] = True
         cfg["auth_state_groups_key"] = f"oauth_user.{o.groups_claim}"
         for key, values in (("allowed_groups", o.allowed_groups), ("admin_groups", o.admin_groups)):
@@ -131,18 +146,21 @@ def _hub_ingress(hub: JupyterHub) -> dict[str, Any] | None:
     return out
 
 
-def _ray_egress(ray_namespaces: list[str]) -> list[dict[str, Any]]:
-    """Notebooks may not reach private addresses (the chart's default); open the Ray client
-    and dashboard ports of the team clusters so `ray.init("ray://...")` works."""
-    if not ray_namespaces:
+def _ray_peers(namespace: str) -> dict[str, Any]:
+    return {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+            "podSelector": {"matchLabels": {"ray.io/node-type": "head"}}}
+
+
+def _notebook_ray_egress(spec: Any, ray_namespaces: list[str], team_labels: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per team with Ray clusters: its notebooks (and no other team's) may open the Ray client
+    and dashboard ports of its own heads. The chart's notebook policy blocks private addresses."""
+    if not team_labels:
         return []
-    return [{
-        "to": [{
-            "namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ray_namespaces}]},
-            "podSelector": {"matchLabels": {"ray.io/node-type": "head"}},
-        }],
-        "ports": [{"port": p, "protocol": "TCP"} for p in RAY_CLIENT_PORTS],
-    }]
+    namespaces = spec.team_namespaces
+    return [{"team": team.name, "namespace": HUB_NAMESPACE, "ray_namespace": namespaces[team.name],
+             "pod_selector": {"matchLabels": {"component": "singleuser-server", TEAM_LABEL: team.name}},
+             "to": [_ray_peers(namespaces[team.name])], "ports": list(RAY_CLIENT_PORTS)}
+            for team in spec.teams if team.groups and namespaces[team.name] in ray_namespaces]
 
 
 def _profile(p: Any, hub: JupyterHub, pools: dict[str, PoolFacts]) -> dict[str, Any]:
@@ -242,6 +260,7 @@ def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict
         "image": c.image or ray.image,
         "ray_version": c.ray_version or ray.ray_version,
         "idle_timeout_seconds": c.idle_timeout_seconds,
+        "auth_mode": c.authentication,
         # num-cpus "0": the head schedules no tasks or actors; it runs GCS, the dashboard and the autoscaler.
         "head": {**_ray_pod(c.head, pools), "params": {**_strings(c.head.ray_start_params), "num-cpus": "0"}},
         "workers": [{
@@ -273,7 +292,17 @@ def _ray_job(job: Any, clusters: list[dict[str, Any]]) -> dict[str, Any] | None:
     }
 
 
-def _ray_client_access(ray: Any, hub: JupyterHub | None, ray_namespaces: list[str]) -> list[dict[str, Any]]:
-    """Per team namespace with Ray clusters: who may reach the Ray pods from outside it."""
-    return [{"namespace": ns, "hub_namespace": HUB_NAMESPACE if hub else None, "operator_namespace": KUBERAY_NAMESPACE,
-             "client_ports": list(RAY_CLIENT_PORTS), "operator_ports": list(RAY_OPERATOR_PORTS)} for ns in ray_namespaces]
+def _ray_client_access(spec: Any, hub: JupyterHub | None, ray_namespaces: list[str],
+                       team_labels: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per team namespace with Ray clusters: who may reach the Ray pods from outside it. Only
+    the namespace's own team's notebooks: without a team label no notebook gets in."""
+    teams = {ns: name for name, ns in spec.team_namespaces.items()}
+    out = []
+    for ns in ray_namespaces:
+        team = teams.get(ns)
+        notebooks = None
+        if hub and team and f"strata-team-{team}" in team_labels:
+            notebooks = {"namespace": HUB_NAMESPACE, "pod_selector": {"matchLabels": {"component": "singleuser-server", TEAM_LABEL: team}}}
+        out.append({"namespace": ns, "notebooks": notebooks, "operator_namespace": KUBERAY_NAMESPACE,
+                    "client_ports": list(RAY_CLIENT_PORTS), "operator_ports": list(RAY_OPERATOR_PORTS)})
+    return out

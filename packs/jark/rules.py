@@ -129,10 +129,22 @@ EXCEEDS_TEAM_QUOTA = Rule(
     "shrink the Pod or raise teams[].quota",
 )
 
+RAY_AUTHENTICATION = Rule(
+    "jark/ray-authentication",
+    "Ray token authentication (authOptions.mode: token) exists from Ray 2.52; an older Ray ignores it and serves its dashboard and Jobs API to anyone who reaches them",
+    "use Ray 2.52.0 or later, or set authentication: disabled knowingly (the NetworkPolicy then is the only gate)",
+)
+TEAM_GROUPS_OVERLAP = Rule(
+    "jark/team-groups-overlap",
+    "a group listed by several teams gives its users' notebooks the label of only one of them (the last by team name), so they cannot reach the other team's Ray clusters",
+    "give each team its own identity-provider groups",
+    Severity.WARNING,
+)
+
 RULES = (
     GPU_NOT_SCHEDULABLE, TAINT_NOT_TOLERATED, REQUEST_EXCEEDS_POOL, GPU_IMAGE_WITHOUT_CUDA, UNPINNED_IMAGE,
     PVC_CROSS_NAMESPACE, UNKNOWN_STORAGE_CLASS, NO_ALLOW_RULE, DUMMY_AUTHENTICATOR, OAUTH_SETTINGS, UNSTABLE_USERNAME_CLAIM,
     SECRET_IN_VALUES, DEPRECATED_CHART_VALUE, GPUS_FOR_EVERY_USER, TWO_LOAD_BALANCERS, ARGO_AUTH_MODE,
     ARGO_STATIC_CREDENTIALS, WORKFLOW_IDENTITY, UNKNOWN_REFERENCE, RAY_HEAD_TAKES_WORK, RAY_START_PARAMS,
-    RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA,
+    RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA, RAY_AUTHENTICATION, TEAM_GROUPS_OVERLAP,
 )

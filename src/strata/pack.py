@@ -8,6 +8,7 @@ A pack's ``pack.py`` defines ``Config`` (the pydantic model of its spec section)
 
 from __future__ import annotations
 
+from strata.isolation import SHARED_LABEL, TEAM_LABEL
 from strata.packs.contract import LegacyField
 from strata.problems import Problem, Severity
 from strata.render.inventory import Component, Inventory, Release
@@ -31,6 +32,8 @@ __all__ = [
     "PoolFacts", "pool_facts", "all_pool_facts", "tolerates",
     # models and checks several packs' sections share
     "ControllerIdentity", "RoleArn", "Toleration", "identity_problems", "mount_problem",
+    # tenant isolation labels (strata.isolation judges the rendered NetworkPolicies by them)
+    "TEAM_LABEL", "SHARED_LABEL",
     # what inventory packs (GitOps) receive: the rest of the rendered tree
     "Component", "Inventory", "Release",
 ]

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from strata import __version__, rules
+from strata import __version__, isolation, rules
 from strata.output import secrets
 from strata.output import tree as output_tree
 from strata.output.lock import Lock, PreviousLock
@@ -95,7 +95,7 @@ def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[s
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
     tree, problems = output_tree.build(result.objects, result.releases, lock, outside_root)
-    return tree, sorted_problems([*result.problems, *problems, *secrets.scan(tree)])
+    return tree, sorted_problems([*result.problems, *problems, *isolation.check(result.objects), *secrets.scan(tree)])
 
 
 def manifest_files(files: list[str] | frozenset[str]) -> list[str]:

@@ -63,6 +63,11 @@ SECRET_IN_OUTPUT = Rule(
     "the output tree is committed to Git; a credential in it is leaked to everyone who can read the repository",
     "keep the value in an existing Secret (or a secret manager) and reference it by name",
 )
+CROSS_TEAM_NETWORK_POLICY = Rule(
+    "tenancy/cross-team-network-policy",
+    "a NetworkPolicy strata writes lets one team's Pods reach another team's (their namespace, or their notebooks in the hub's namespace), so tenants are not isolated",
+    "pin every peer to the policy's own team: its namespace, or podSelector strata.dev/team: <team> for Pods in a namespace teams share",
+)
 DRIFT = Rule(
     "render/drift",
     "the output tree on disk differs from what the spec renders",
@@ -71,5 +76,5 @@ DRIFT = Rule(
 
 CORE_RULES: tuple[Rule, ...] = (
     SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, PACK_KUBERNETES,
-    VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT,
+    VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY,
 )

@@ -121,7 +121,8 @@ class NodePool(StrictModel):
 class Quota(StrictModel):
     cpu: Quantity
     memory: Quantity
-    gpus: NonNegativeInt = 0
+    gpus: NonNegativeInt = 0  # nvidia.com/gpu, and the devices of every GPU DeviceClass (dra pack)
+    resource_claims: NonNegativeInt | None = None  # DRA ResourceClaims at once; default: the dra pack's, per GPU
     persistent_volume_claims: NonNegativeInt | None = None
     storage: Quantity | None = None
 

@@ -1,0 +1,125 @@
+"""Tenant isolation, judged on the rendered objects: NetworkPolicies evaluated with the
+Kubernetes semantics (strata.isolation) decide which Pods of which team reach which."""
+
+from __future__ import annotations
+
+import yaml
+
+from conftest import VALUES, render_clean
+from strata import isolation, pipeline
+from strata.isolation import Pod
+
+RAY_CLIENT = 10001
+RAY_DASHBOARD = 8265
+
+
+def objects(tree: dict[str, bytes]) -> list[dict]:
+    return [yaml.safe_load(tree[f]) for f in pipeline.manifest_files(list(tree))]
+
+
+def jark_objects() -> list[dict]:
+    return objects(render_clean(("jark.yaml", (VALUES / "jark.yaml").read_bytes())))
+
+
+def notebook(team: str | None) -> Pod:
+    labels = {"component": "singleuser-server", "app": "jupyterhub"}
+    return Pod("jupyterhub", {**labels, isolation.TEAM_LABEL: team} if team else labels)
+
+
+def ray_head(namespace: str) -> Pod:
+    return Pod(namespace, {"ray.io/node-type": "head", "ray.io/cluster": namespace})
+
+
+def test_a_team_notebook_reaches_its_own_ray_head_and_not_another_teams():
+    rendered = jark_objects()
+    # jark.yaml: team research (namespace research) and team vision (namespace cv), both with a Ray cluster.
+    for port in (RAY_CLIENT, RAY_DASHBOARD):
+        assert isolation.connection_allowed(rendered, notebook("research"), ray_head("research"), port)
+        assert isolation.connection_allowed(rendered, notebook("vision"), ray_head("cv"), port)
+        assert not isolation.connection_allowed(rendered, notebook("vision"), ray_head("research"), port)
+        assert not isolation.connection_allowed(rendered, notebook("research"), ray_head("cv"), port)
+
+
+def test_research_ray_policy_alone_refuses_a_vision_notebook():
+    """Team B's Ray NetworkPolicy, by itself, does not admit team A's notebook (ingress side)."""
+    rendered = jark_objects()
+    research_policy = [o for o in rendered if o["kind"] == "NetworkPolicy" and o["metadata"]["namespace"] == "research"
+                       and o["metadata"]["name"] == "allow-ray-access"]
+    assert len(research_policy) == 1
+    namespaces = [o for o in rendered if o["kind"] == "Namespace"]
+    assert not isolation.connection_allowed([*namespaces, *research_policy], Pod("jupyterhub", {}), ray_head("research"), RAY_CLIENT)
+    assert not isolation.connection_allowed([*namespaces, *research_policy], notebook("vision"), ray_head("research"), RAY_CLIENT)
+    assert isolation.connection_allowed([*namespaces, *research_policy], notebook("research"), ray_head("research"), RAY_CLIENT)
+
+
+def test_a_notebook_without_a_team_reaches_no_ray_head():
+    rendered = jark_objects()
+    assert not isolation.connection_allowed(rendered, notebook(None), ray_head("research"), RAY_CLIENT)
+
+
+def test_the_operator_still_reaches_the_dashboard_and_team_pods_stay_apart():
+    rendered = jark_objects()
+    operator = Pod("kuberay-system", {"app.kubernetes.io/name": "kuberay-operator"})
+    assert isolation.connection_allowed(rendered, operator, ray_head("research"), RAY_DASHBOARD)
+    assert not isolation.connection_allowed(rendered, operator, ray_head("research"), RAY_CLIENT)
+    vision_worker = Pod("cv", {"ray.io/node-type": "worker"})
+    assert not isolation.connection_allowed(rendered, vision_worker, ray_head("research"), RAY_CLIENT)
+    research_worker = Pod("research", {"ray.io/node-type": "worker"})
+    assert isolation.connection_allowed(rendered, research_worker, ray_head("research"), 6379)
+
+
+def team_namespace(name: str, team: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": {isolation.TEAM_LABEL: team}}}
+
+
+SHARED = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "jupyterhub", "labels": {isolation.SHARED_LABEL: "true"}}}
+
+
+def policy(namespace: str, ingress: list | None = None, egress: list | None = None, pod_selector: dict | None = None) -> dict:
+    spec: dict = {"podSelector": pod_selector or {}, "policyTypes": []}
+    if ingress is not None:
+        spec["policyTypes"].append("Ingress")
+        spec["ingress"] = ingress
+    if egress is not None:
+        spec["policyTypes"].append("Egress")
+        spec["egress"] = egress
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "p", "namespace": namespace}, "spec": spec}
+
+
+def problems(*objs: dict) -> list[str]:
+    return [p.message for p in isolation.check([team_namespace("a", "alpha"), team_namespace("b", "beta"), SHARED, *objs])]
+
+
+def test_cross_team_rule_refuses_a_peer_in_another_team_namespace():
+    peer = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "b"}}}
+    assert problems(policy("a", ingress=[{"from": [peer]}])) == ["ingress[0].from[0] admits Pods of beta from team alpha's Pods"]
+    assert problems(policy("a", egress=[{"to": [peer]}])) == ["egress[0].to[0] opens egress to Pods of beta from team alpha's Pods"]
+
+
+def test_cross_team_rule_refuses_all_namespaces_and_missing_peers():
+    assert problems(policy("a", ingress=[{"from": [{"namespaceSelector": {}}]}])) == [
+        "ingress[0].from[0] admits Pods of beta, every team from team alpha's Pods"]
+    assert problems(policy("a", ingress=[{"ports": [{"port": 80}]}])) == [
+        "ingress[0] has no 'from': it admits every namespace, other teams' included"]
+
+
+def test_cross_team_rule_wants_shared_namespace_peers_pinned_to_the_team():
+    hub = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "jupyterhub"}}}
+    unpinned = {**hub, "podSelector": {"matchLabels": {"component": "singleuser-server"}}}
+    other = {**hub, "podSelector": {"matchLabels": {isolation.TEAM_LABEL: "beta"}}}
+    own = {**hub, "podSelector": {"matchLabels": {"component": "singleuser-server", isolation.TEAM_LABEL: "alpha"}}}
+    assert problems(policy("a", ingress=[{"from": [unpinned]}])) == ["ingress[0].from[0] admits Pods of every team from team alpha's Pods"]
+    assert problems(policy("a", ingress=[{"from": [other]}])) == ["ingress[0].from[0] admits Pods of beta from team alpha's Pods"]
+    assert problems(policy("a", ingress=[{"from": [own]}])) == []
+
+
+def test_cross_team_rule_judges_shared_namespace_policies_by_the_team_they_select():
+    to_b = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "b"}}}
+    alpha_notebooks = {"matchLabels": {isolation.TEAM_LABEL: "alpha"}}
+    assert problems(policy("jupyterhub", egress=[{"to": [to_b]}], pod_selector=alpha_notebooks)) == [
+        "egress[0].to[0] opens egress to Pods of beta from team alpha's Pods"]
+    assert problems(policy("jupyterhub", egress=[{"to": [to_b]}])) == [
+        "egress[0].to[0] opens egress to Pods of beta from every team's Pods"]
+    beta_notebooks = {"matchLabels": {isolation.TEAM_LABEL: "beta"}}
+    assert problems(policy("jupyterhub", egress=[{"to": [to_b]}], pod_selector=beta_notebooks)) == []
+
