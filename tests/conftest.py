@@ -1,21 +1,26 @@
-"""Shared fixtures: the real CLI as a subprocess, the CRD schema store imported from the
-pinned reference CRDs, and the golden-tree snapshot extension (stored under golden/)."""
+"""Shared fixtures: the real CLI (in process, or as a subprocess where the process itself is under
+test), the CRD schema store imported from the pinned reference CRDs, and the golden-tree snapshot
+extension (tests/golden_tree.py, trees stored under golden/)."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from syrupy.extensions.amber import AmberSnapshotExtension
+from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from golden_tree import GoldenTreeExtension  # noqa: E402
 from reference import REPO_ROOT, reference_dir  # noqa: E402
 
 from strata import pipeline, tools  # noqa: E402
+from strata.cli import main as strata_main  # noqa: E402
 from strata.errors import ToolMissing  # noqa: E402
 from strata.cli.commands import pack_crd_sets  # noqa: E402
 from strata.validate.schema_store import import_crds  # noqa: E402
@@ -51,9 +56,44 @@ def schema_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return store
 
 
+@dataclasses.dataclass(frozen=True)
+class CliResult:
+    """What a run of the CLI gave: the same three fields as subprocess.CompletedProcess."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(args: list[str | Path], *, cwd: Path | None = None, env: dict[str, str] | None = None) -> CliResult:
+    """``strata ARGS`` in this process through the real entry point (``strata.cli.main``, which
+    maps exceptions to exit codes), with click's CliRunner capturing stdout and stderr."""
+    runner = CliRunner()
+    with runner.isolation(env=env) as (stdout, stderr, _), contextlib.chdir(cwd or REPO_ROOT):
+        try:
+            strata_main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return CliResult(code, stdout.getvalue().decode(), stderr.getvalue().decode())
+
+
 @pytest.fixture
 def strata(schema_store: Path):
-    """Run the installed CLI for real: ``strata("render", "-f", ...)`` -> CompletedProcess."""
+    """Run the CLI in process: ``strata("render", "-f", ...)`` -> CliResult."""
+    require_tool("kubeconform")
+    require_tool("kustomize")
+
+    def run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> CliResult:
+        return run_cli(list(args), cwd=cwd, env={"STRATA_SCHEMA_STORE": str(schema_store), **(env or {})})
+
+    return run
+
+
+@pytest.fixture
+def strata_process(schema_store: Path):
+    """Run the installed CLI as its own process, for tests of the process itself (entry point,
+    hash seed, environment): ``strata_process("render", ...)`` -> CompletedProcess."""
     require_tool("kubeconform")
     require_tool("kustomize")
 
@@ -65,14 +105,6 @@ def strata(schema_store: Path):
     return run
 
 
-class GoldenTree(AmberSnapshotExtension):
-    """Golden output trees live in golden/, reviewed like code, changed only by --snapshot-update."""
-
-    @classmethod
-    def dirname(cls, *, test_location) -> str:
-        return str(REPO_ROOT / "golden")
-
-
 @pytest.fixture
 def golden(snapshot):
-    return snapshot.use_extension(GoldenTree)
+    return snapshot.use_extension(GoldenTreeExtension)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import VALUES
+from conftest import VALUES, require_tool, run_cli
 from strata.packs.loader import discover
 
 EXAMPLES_WITH_GITOPS = [p.stem for p in sorted(VALUES.glob("*.yaml")) if "gitops" in yaml.safe_load(p.read_text())]
@@ -24,16 +24,10 @@ def _group(obj: dict) -> str:
 
 @pytest.fixture(scope="module", params=EXAMPLES_WITH_GITOPS)
 def tree(request, tmp_path_factory, schema_store):
-    from conftest import require_tool
-    import os
-    import subprocess
-    import sys
-
     require_tool("kubeconform")
     out = tmp_path_factory.mktemp(request.param) / "out"
     spec = VALUES / f"{request.param}.yaml"
-    env = dict(os.environ, STRATA_SCHEMA_STORE=str(schema_store))
-    result = subprocess.run([sys.executable, "-m", "strata", "render", "-f", str(spec), "-o", str(out)], env=env, capture_output=True, text=True)
+    result = run_cli(["render", "-f", spec, "-o", out], env={"STRATA_SCHEMA_STORE": str(schema_store)})
     assert result.returncode == 0, result.stdout + result.stderr
     return out, yaml.safe_load(spec.read_text())["gitops"]["argocd"]["path"]
 

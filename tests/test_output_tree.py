@@ -18,10 +18,11 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_renders_are_byte_identical_across_hash_seeds_and_locales(strata, tmp_path):
+def test_renders_are_byte_identical_across_hash_seeds_and_locales(strata_process, tmp_path):
+    """Two processes (a hash seed is fixed per process), through the installed entry point."""
     a, b = tmp_path / "a", tmp_path / "b"
-    assert strata("render", "-f", REALISTIC, "-o", a, env={"PYTHONHASHSEED": "1", "LC_ALL": "C"}).returncode == 0
-    assert strata("render", "-f", REALISTIC, "-o", b, env={"PYTHONHASHSEED": "4242", "LC_ALL": "C.UTF-8", "TZ": "Asia/Tokyo"}).returncode == 0
+    assert strata_process("render", "-f", REALISTIC, "-o", a, env={"PYTHONHASHSEED": "1", "LC_ALL": "C"}).returncode == 0
+    assert strata_process("render", "-f", REALISTIC, "-o", b, env={"PYTHONHASHSEED": "4242", "LC_ALL": "C.UTF-8", "TZ": "Asia/Tokyo"}).returncode == 0
     assert _snapshot(a) == _snapshot(b)
 
 

@@ -30,8 +30,9 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def strata_with_pack(strata, site):
-    return lambda *args: strata(*args, env={"PYTHONPATH": str(site)})
+def strata_with_pack(strata_process, site):
+    """A fresh process: entry points are read from the environment the interpreter starts with."""
+    return lambda *args: strata_process(*args, env={"PYTHONPATH": str(site)})
 
 
 def test_installed_pack_is_listed_with_its_distribution(strata_with_pack, strata):
