@@ -4,6 +4,7 @@ compiled once per pack directory, and two filters that print values as valid YAM
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -11,13 +12,23 @@ from typing import Any
 import jinja2
 
 
+# Characters JSON leaves raw but YAML does not accept in a document (DEL, C1 controls, lone
+# surrogates, the two non-characters): JSON's \uXXXX escape means the same in YAML.
+_NOT_YAML_PRINTABLE = re.compile("[\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def _dumps(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=False)
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _json(value: Any) -> str:
     # JSON is YAML: one-line flow output that the bundle re-dumps in block style.
-    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+    return _dumps(value)
 
 
 def _quote(value: Any) -> str:
-    return json.dumps(str(value), ensure_ascii=False)
+    return _dumps(str(value))
 
 
 def shared_templates_dir() -> Path:
