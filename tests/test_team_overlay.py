@@ -15,7 +15,7 @@ def test_team_overlay_builds_on_the_rendered_base(strata, tmp_path):
     require_tool("kustomize")
     repo = tmp_path / "repo"
     base = repo / "clusters" / "ml-prod"
-    assert strata("render", "-f", VALUES / "realistic.yaml", "-o", base).returncode == 0
+    assert strata("render", "-f", VALUES / "realistic.yaml", "-o", base, "--no-validate").returncode == 0
     shutil.copytree(VALUES / "overlays" / "research", repo / "overlays" / "research")
     built = tools.run("kustomize", ["build", str(repo / "overlays" / "research")])
     assert built.returncode == 0, built.stderr
