@@ -58,7 +58,7 @@ def test_a_crashing_pack_hook_is_named_and_exits_3(tmp_path):
     packs = _pack(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n")
     (tmp_path / "broken" / "pack.py").write_text(
         "from strata.pack import StrictModel\n\nclass Config(StrictModel):\n    pass\n\n"
-        "def check(spec, config):\n    yield from []\n    raise KeyError('oops')\n")
+        "def check(spec, config, facts):\n    yield from []\n    raise KeyError('oops')\n")
     from strata.errors import PackFailure
 
     packs = (*packs[:-1], load_pack(tmp_path / "broken", "test"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.pack import PoolFacts, Problem, identity_problems, pool_facts, tolerates
+from strata.pack import Facts, PoolFacts, Problem, identity_problems, pool_facts, tolerates
 from . import rules as r
 from .config import Config
 
@@ -31,7 +31,7 @@ REMOVED_VALUES = {
 }
 
 
-def check(spec: Any, config: Config) -> Iterator[Problem]:
+def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     version = tuple(int(x) for x in spec.cluster.kubernetes_version.split("."))
     pools = [pool_facts(p) for p in spec.node_pools]
     for i, f in enumerate(pools):

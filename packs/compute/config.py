@@ -49,7 +49,7 @@ class GpuOperator(StrictModel):
     values_overrides: dict[str, Any] = {}
 
     def runs_device_plugin(self, bottlerocket_gpu_pools: bool) -> bool:
-        """Whether the operator deploys the NVIDIA device plugin (read by the dra pack too):
+        """Whether the operator deploys the NVIDIA device plugin (exported to the dra pack):
         never in GPUCluster mode; by default not when Bottlerocket (which ships one) runs GPUs."""
         wanted = self.device_plugin if self.device_plugin is not None else not bottlerocket_gpu_pools
         return wanted and not self.gpu_cluster

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.pack import PoolFacts, pool_facts
+from strata.pack import Facts, PoolFacts, pool_facts
 
 from .config import Config
 
 
-def context(spec: Any, config: Config) -> dict[str, Any]:
+def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     cluster = spec.cluster.name
     pools = [pool_facts(p) for p in spec.node_pools]
     k = config.karpenter

@@ -6,6 +6,7 @@ from . import rules
 from .checks import check
 from .config import Config
 from .context import context
+from .exports import exports
 
 RULES = rules.RULES
 LEGACY_FIELDS = (
@@ -13,4 +14,4 @@ LEGACY_FIELDS = (
                 "expireAfter is not a disruption setting in Karpenter v1; write nodePools[].expireAfter"),
 )
 
-__all__ = ["Config", "check", "context", "RULES", "LEGACY_FIELDS"]
+__all__ = ["Config", "check", "context", "exports", "RULES", "LEGACY_FIELDS"]

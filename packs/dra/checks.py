@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.pack import PoolFacts, Problem, all_pool_facts
+from strata.pack import Facts, PoolFacts, Problem, all_pool_facts
 
 from . import devices as dev
 from . import quota as q
@@ -12,25 +12,26 @@ from . import rules as r
 from .config import ClaimTemplate, Config, DeviceRequest, Workload
 from .context import claim_spec
 from .platform import (
-    DEVICE_PLUGIN_LABEL, device_plugin_pools, driver_feature_gates, driver_mode, operator_gpu_cluster,
+    DEVICE_PLUGIN_LABEL, device_plugin_pools, driver_feature_gates, driver_mode, gpu_operator, operator_gpu_cluster,
     team_namespace, template_namespaces,
 )
 
 
-def check(spec: Any, config: Config) -> Iterator[Problem]:
+def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
+    op = gpu_operator(facts)
     version = spec.cluster.kubernetes_version
     if dev.api_version(version) is None:
         first = ".".join(map(str, dev.FIRST_VERSION))
         yield r.KUBERNETES_VERSION.problem(("cluster", "kubernetesVersion"), f"Kubernetes {version} does not serve {dev.API_VERSION}; DRA needs {first} or later (EKS {version} has only the beta API)")
     pools = all_pool_facts(spec)
-    yield from _check_pools(spec, config, pools)
-    yield from _check_driver(spec, config)
+    yield from _check_pools(spec, config, pools, op)
+    yield from _check_driver(op, config)
     classes = dev.DRIVER_CLASSES | {c.name for c in config.device_classes}
     for i, device_class in enumerate(config.device_classes):
         for j, expression in enumerate(device_class.selectors):
             yield from _check_cel(("dra", "deviceClasses", i, "selectors", j), expression)
     for i, template in enumerate(config.claim_templates):
-        yield from _check_template(("dra", "claimTemplates", i), template, spec, config, pools, classes)
+        yield from _check_template(("dra", "claimTemplates", i), template, spec, config, pools, classes, op)
     for i, domain in enumerate(config.compute_domains):
         pool = pools.get(domain.node_pool)
         path = ("dra", "computeDomains", i, "nodePool")
@@ -88,8 +89,8 @@ def _check_team_quotas(spec: Any, config: Config) -> Iterator[Problem]:
                 claim_cap = claims  # report the first workload over the cap only
 
 
-def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:
-    plugin_pools = device_plugin_pools(spec)
+def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts], op: Any | None) -> Iterator[Problem]:
+    plugin_pools = device_plugin_pools(spec, op)
     for i, name in enumerate(config.node_pools):
         path = ("dra", "nodePools", i)
         pool = pools.get(name)
@@ -103,12 +104,12 @@ def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iter
             yield r.DEVICE_PLUGIN.problem(path, f"pool {name!r} would offer its GPUs both as nvidia.com/gpu and through DRA: {why}")
 
 
-def _check_driver(spec: Any, config: Config) -> Iterator[Problem]:
-    if config.feature_gates and driver_mode(spec, config) == "gpuOperator":
+def _check_driver(op: Any | None, config: Config) -> Iterator[Problem]:
+    if config.feature_gates and driver_mode(op, config) == "gpuOperator":
         yield r.DRIVER_ONCE.problem(("dra", "featureGates"), "the GPU Operator runs the DRA driver: set its gates in compute.gpuOperator.valuesOverrides.draDriver.featureGates")
     if config.driver is None:
         return
-    gpu_cluster = operator_gpu_cluster(spec)
+    gpu_cluster = operator_gpu_cluster(op)
     if config.driver == "standalone" and gpu_cluster:
         yield r.DRIVER_ONCE.problem(("dra", "driver"), "the GPU Operator already runs the DRA driver (compute.gpuOperator.gpuCluster: true); a second install from the standalone chart conflicts")
     if config.driver == "gpuOperator" and not gpu_cluster:
@@ -128,7 +129,8 @@ def _alternatives(template: ClaimTemplate, base: tuple) -> Iterator[tuple[tuple,
             yield base + ("requests", j, "firstAvailable", k), sub
 
 
-def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Config, pools: dict[str, PoolFacts], classes: set[str]) -> Iterator[Problem]:
+def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Config, pools: dict[str, PoolFacts], classes: set[str],
+                    op: Any | None) -> Iterator[Problem]:
     gpus = {(t.gpu.name, t.gpu.memory_mib) for name in config.node_pools if name in pools for t in pools[name].instance_types if t.gpu}
     for path, request in _alternatives(template, base):
         if request.device_class_name not in classes:
@@ -148,7 +150,7 @@ def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Con
             yield r.MATCH_ATTRIBUTE.problem(where + ("matchAttribute",), f"{domain} publishes no attribute {name!r}")
         yield from _unknown_requests(where, constraint.requests, names)
     if template.sharing is not None:
-        yield from _check_sharing(base, template, spec, config, names)
+        yield from _check_sharing(base, template, op, config, names)
 
 
 def _unknown_requests(where: tuple, requested: tuple[str, ...], names: set[str]) -> Iterator[Problem]:
@@ -173,12 +175,12 @@ def _check_mig(path: tuple, k: int, request: DeviceRequest, profiles: list[str],
                 yield r.MIG_PROFILE.problem(where, f"{name} ({memory} MiB) has no {profile} instance; its profiles are {', '.join(offered)} (each names one instance)")
 
 
-def _check_sharing(base: tuple, template: ClaimTemplate, spec: Any, config: Config, names: set[str]) -> Iterator[Problem]:
+def _check_sharing(base: tuple, template: ClaimTemplate, op: Any | None, config: Config, names: set[str]) -> Iterator[Problem]:
     sharing = template.sharing
     where = base + ("sharing",)
     yield from _unknown_requests(where, sharing.requests, names)
     gate = dev.SHARING_GATES[sharing.strategy]
-    gates, where_gates = driver_feature_gates(spec, config)
+    gates, where_gates = driver_feature_gates(op, config)
     if not gates.get(gate):
         yield r.SHARING_GATE.problem(where + ("strategy",), f"{sharing.strategy} sharing needs the driver feature gate {gate}: true ({where_gates})")
     if sharing.strategy == "MPS" and sharing.interval is not None:

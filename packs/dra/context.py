@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.pack import PoolFacts, all_pool_facts
+from strata.pack import Facts, PoolFacts, all_pool_facts
 
 from . import devices as dev
 from . import quota as q
 from .config import ClaimRef, ClaimTemplate, Config, DeviceRequest, Sharing, Workload
-from .platform import compute_section, driver_mode, team_namespace, template_namespaces
+from .platform import driver_mode, gpu_operator, team_namespace, template_namespaces
 
 SMOKE_TEMPLATE = "single-gpu"
 # Non-root identity of the pods strata writes (Pod Security "restricted" in team namespaces).
@@ -18,7 +18,8 @@ POD_GROUP = 1000
 CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
 
 
-def context(spec: Any, config: Config) -> dict[str, Any]:
+def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
+    op = gpu_operator(facts)
     pools = all_pool_facts(spec)
     dra_pools = [pools[n] for n in config.node_pools if n in pools]
     templates = [t for t in config.claim_templates if not t.shared]
@@ -26,8 +27,8 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
     smoke_pool = pools.get(config.smoke_test.node_pool or config.node_pools[0])
     return {
         "api_version": dev.api_version(spec.cluster.kubernetes_version),
-        "standalone_driver": driver_mode(spec, config) == "standalone",
-        "driver": _driver_values(spec, config, dra_pools),
+        "standalone_driver": driver_mode(op, config) == "standalone",
+        "driver": _driver_values(op, config, dra_pools),
         "device_classes": [{"name": c.name, "selectors": _selectors(c.selectors)} for c in config.device_classes],
         "claim_templates": [_claim(spec, t, ns) for t in templates for ns in template_namespaces(spec, t)],
         "shared_claims": [_claim(spec, t, ns) for t in shared for ns in template_namespaces(spec, t)],
@@ -46,9 +47,8 @@ def _team_quotas(spec: Any, config: Config) -> list[dict[str, Any]]:
             for t in spec.teams if t.quota is not None]
 
 
-def _driver_values(spec: Any, config: Config, dra_pools: list[PoolFacts]) -> dict[str, Any]:
-    compute = compute_section(spec)
-    operator_driver = compute is not None and compute.gpu_operator.enabled and compute.gpu_operator.driver == "operator"
+def _driver_values(op: Any | None, config: Config, dra_pools: list[PoolFacts]) -> dict[str, Any]:
+    operator_driver = op is not None and op.enabled and op.driver == "operator"
     tolerations: list[dict[str, Any]] = []
     for f in dra_pools:
         tolerations += [t for t in f.tolerations if t not in tolerations]

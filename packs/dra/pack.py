@@ -7,6 +7,7 @@ from . import rules
 from .checks import check
 from .config import Config
 from .context import context
+from .exports import exports
 
 RULES = rules.RULES
 _FLAT = "is a v1beta1 request field; in resource.k8s.io/v1 it goes under requests[].exactly"
@@ -21,4 +22,4 @@ LEGACY_FIELDS = (
                 "claims[].source is the removed indirection; write claims[].template"),
 )
 
-__all__ = ["Config", "check", "context", "RULES", "LEGACY_FIELDS"]
+__all__ = ["Config", "check", "context", "exports", "RULES", "LEGACY_FIELDS"]

@@ -1,13 +1,12 @@
-"""Facts the dra pack reads from the rest of the spec: the compute pack's GPU Operator
-settings, who installs the DRA driver, which pools run the device plugin, and where each
-claim template exists."""
+"""Facts the dra pack derives from the rest of the platform: the compute pack's GPU Operator
+(its exported facts), who installs the DRA driver, which pools run the device plugin, and
+where each claim template exists."""
 
 from __future__ import annotations
 
-import typing
 from typing import Any
 
-from strata.pack import PoolFacts, all_pool_facts
+from strata.pack import Facts, PoolFacts, all_pool_facts
 
 from .config import ClaimTemplate, Config
 
@@ -15,52 +14,41 @@ from .config import ClaimTemplate, Config
 DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 
 
-def compute_section(spec: Any) -> Any | None:
-    """The compute pack's config: the spec's section, or its defaults (the pack is on by
-    default), or None when no compute pack is installed."""
-    section = getattr(spec, "compute", None)
-    if section is not None:
-        return section
-    field = type(spec).model_fields.get("compute")
-    if field is None:
-        return None
-    model = next(a for a in typing.get_args(field.annotation) if a is not type(None))
-    return model()
+def gpu_operator(facts: Facts) -> Any | None:
+    """The GPU Operator facts the compute pack exports, or None when the compute pack is off."""
+    compute = facts["compute"]
+    return compute.gpu_operator if compute is not None else None
 
 
-def operator_gpu_cluster(spec: Any) -> bool:
-    compute = compute_section(spec)
-    return bool(compute and compute.gpu_operator.enabled and compute.gpu_operator.gpu_cluster)
+def operator_gpu_cluster(op: Any | None) -> bool:
+    return bool(op and op.enabled and op.gpu_cluster)
 
 
-def driver_mode(spec: Any, config: Config) -> str:
+def driver_mode(op: Any | None, config: Config) -> str:
     """standalone (the dra-driver-nvidia-gpu chart) or gpuOperator (GPUCluster mode)."""
     if config.driver:
         return config.driver
-    return "gpuOperator" if operator_gpu_cluster(spec) else "standalone"
+    return "gpuOperator" if operator_gpu_cluster(op) else "standalone"
 
 
-def driver_feature_gates(spec: Any, config: Config) -> tuple[dict[str, Any], str]:
+def driver_feature_gates(op: Any | None, config: Config) -> tuple[dict[str, Any], str]:
     """The DRA driver's feature gates and where the spec sets them (per install mode)."""
-    if driver_mode(spec, config) == "standalone":
+    if driver_mode(op, config) == "standalone":
         return config.feature_gates, "dra.featureGates"
-    compute = compute_section(spec)
-    driver = compute.gpu_operator.values_overrides.get("draDriver") if compute else None
+    driver = op.values_overrides.get("draDriver") if op else None
     gates = driver.get("featureGates", {}) if isinstance(driver, dict) else {}
     return gates, "compute.gpuOperator.valuesOverrides.draDriver.featureGates"
 
 
-def device_plugin_pools(spec: Any) -> set[str]:
+def device_plugin_pools(spec: Any, op: Any | None) -> set[str]:
     """NVIDIA pools where the GPU Operator deploys the device plugin, or where the OS runs
     one (Bottlerocket). Pools labelled nvidia.com/gpu.deploy.device-plugin=false are skipped
     by the operator."""
     pools = [f for f in all_pool_facts(spec).values() if f.nvidia]
     out = {f.pool.name for f in pools if f.ami_family == "bottlerocket"}
-    compute = compute_section(spec)
-    if compute is None or not compute.gpu_operator.enabled or not compute.gpu_operator.cluster_policy:
+    if op is None or not op.enabled or not op.cluster_policy:
         return out
-    bottlerocket = any(f.ami_family == "bottlerocket" for f in pools)
-    if compute.gpu_operator.runs_device_plugin(bottlerocket):
+    if op.runs_device_plugin:
         out |= {f.pool.name for f in pools if f.pool.labels.get(DEVICE_PLUGIN_LABEL) != "false"}
     return out
 

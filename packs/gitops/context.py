@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.pack import Component, Inventory, Release
+from strata.pack import Component, Facts, Inventory, Release
 
 from .config import Config
 from .waves import waves
@@ -28,7 +28,7 @@ def _sync_options(server_side: bool, create_namespace: bool) -> list[str]:
     return options + (["ServerSideApply=true"] if server_side else [])
 
 
-def context(spec: Any, config: Config, inventory: Inventory) -> dict[str, Any]:
+def context(spec: Any, config: Config, facts: Facts, inventory: Inventory) -> dict[str, Any]:
     argo = config.argocd
     cluster = spec.cluster.name
     project = argo.project or cluster

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
-from strata.pack import PoolFacts, Problem, all_pool_facts, mount_problem, quantity
+from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, mount_problem, quantity
 
 from . import images, rules as r
 from .config import Config, Placement
@@ -26,15 +26,15 @@ OAUTHENTICATOR_RENAMED = {"username_key": "username_claim", "extra_params": "tok
 PROXY_HTTPS_TYPES = {None, "", "letsencrypt", "manual", "offload", "secret"}
 
 
-def check(spec: Any, config: Config) -> Iterator[Problem]:
+def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     parts = active(config)
     pools = all_pool_facts(spec)
     teams = spec.team_namespaces
     quotas = {t.name: t.quota for t in spec.teams if t.quota is not None}
     env = spec.cluster.environment
-    storage = getattr(spec, "storage", None)
+    storage = facts["storage"]
     # Where the storage pack creates each claim; claims made outside strata are taken at their word.
-    claims = storage.claim_namespaces(spec) if storage is not None else {}
+    claims = storage.claim_namespaces if storage is not None else {}
     if "jupyterhub" in parts:
         yield from _check_team_groups(spec)
         yield from _check_hub(parts["jupyterhub"], pools, env, claims)
@@ -114,7 +114,7 @@ def _check_placement(path: tuple, placement: Placement, pools: dict[str, PoolFac
             yield r.TAINT_NOT_TOLERATED.problem(path + ("tolerations",), f"{what} does not tolerate {', '.join(missing)} of node pool {name!r}")
 
 
-def _check_claim(path: tuple, ref: str, namespace: str, claims: dict[str, set[str]], what: str) -> Iterator[Problem]:
+def _check_claim(path: tuple, ref: str, namespace: str, claims: Mapping[str, Iterable[str]], what: str) -> Iterator[Problem]:
     if why := mount_problem(ref, namespace, claims.get(ref.rpartition("/")[2], ())):
         yield r.PVC_CROSS_NAMESPACE.problem(path, f"{what}: {why}")
 
@@ -154,7 +154,7 @@ def _get(values: dict[str, Any], *keys: str) -> Any:
 
 # --- JupyterHub -------------------------------------------------------------------------
 
-def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: dict[str, set[str]]) -> Iterator[Problem]:
+def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[str, Iterable[str]]) -> Iterator[Problem]:
     base = JARK + ("jupyterhub",)
     yield from _check_auth(base + ("auth",), hub.auth, env)
     yield from _check_image(base + ("image",), hub.image)
@@ -277,7 +277,7 @@ def _check_dataflow(path: tuple, argo: Any, pools: dict[str, PoolFacts]) -> Iter
 
 # --- KubeRay ----------------------------------------------------------------------------
 
-def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str], claims: dict[str, set[str]]) -> Iterator[Problem]:
+def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str], claims: Mapping[str, Iterable[str]]) -> Iterator[Problem]:
     base = JARK + ("kuberay",)
     yield from _check_image(base + ("image",), ray.image)
     names = {c.name for c in ray.clusters}
@@ -296,7 +296,7 @@ def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str], cla
 
 
 def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str],
-                   claims: dict[str, set[str]]) -> Iterator[Problem]:
+                   claims: Mapping[str, Iterable[str]]) -> Iterator[Problem]:
     if len(c.name) > 53:
         yield r.RAY_NAME_LENGTH.problem(path + ("name",), f"RayCluster name {c.name!r} has {len(c.name)} characters (at most 53)")
     if c.team not in teams:

@@ -228,7 +228,7 @@ class KubeRay(StrictModel):
     jobs: tuple[RayJob, ...] = ()
     values_overrides: dict[str, Any] = {}
 
-    # Facts other packs read from spec.jark.kuberay (the observability pack's monitors).
+    # What the pack's context and its exports (the observability pack's monitors) derive.
     @property
     def operator_namespace(self) -> str:
         return RELEASE_NAMESPACES["kuberay-operator"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from strata.pack import TEAM_LABEL, PoolFacts, all_pool_facts
+from strata.pack import TEAM_LABEL, Facts, PoolFacts, all_pool_facts
 
 from . import images
 from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement
@@ -47,7 +47,7 @@ def tolerations(placement: Placement, pools: dict[str, PoolFacts]) -> list[dict[
     return pool.tolerations if pool else []
 
 
-def context(spec: Any, config: Config) -> dict[str, Any]:
+def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     parts = active(config)
     pools = all_pool_facts(spec)
     namespaces = spec.team_namespaces

@@ -6,21 +6,22 @@ from typing import Any, Iterator
 
 from pydantic.alias_generators import to_camel
 
-from strata.pack import Problem
+from strata.pack import Facts, Problem
 
 from . import kuberay, metrics
 from . import rules as r
 from .config import Config
-from .context import compute_config, gpu_operator_runs_exporter, monitors, nvidia_pools
+from .context import gpu_operator, gpu_operator_runs_exporter, monitors, nvidia_pools
 from .selection import KINDS, Monitor, labels_for, why_not_selected
 
 BASE = ("observability",)
 
 
-def check(spec: Any, config: Config) -> Iterator[Problem]:
-    config = kuberay.resolve(spec, config)
-    yield from _check_dcgm_source(spec, config)
-    yield from _check_selection(spec, config)
+def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
+    config = kuberay.resolve(facts, config)
+    op = gpu_operator(facts)
+    yield from _check_dcgm_source(spec, config, op)
+    yield from _check_selection(spec, config, op)
     if config.thresholds.framebuffer_used_ratio > 1:
         yield r.FRAMEBUFFER_RATIO_PERCENT.problem(BASE + ("thresholds", "framebufferUsedRatio"),
                                                   f"{config.thresholds.framebuffer_used_ratio:g} is above 1; a ratio of 0.95 means 95 %")
@@ -33,21 +34,20 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
         yield from _check_expression(BASE + ("extraRules", i, "expr"), rule.expr, config)
 
 
-def _check_dcgm_source(spec: Any, config: Config) -> Iterator[Problem]:
+def _check_dcgm_source(spec: Any, config: Config, op: Any) -> Iterator[Problem]:
     if not nvidia_pools(spec):
         return
-    op = compute_config(spec).gpu_operator
     exporter = ("compute", "gpuOperator", "dcgmExporter")
     if config.dcgm_exporter.source == "chart":
-        if gpu_operator_runs_exporter(spec):
+        if gpu_operator_runs_exporter(spec, op):
             yield r.DCGM_EXPORTER_TWICE.problem(BASE + ("dcgmExporter", "source"),
                                                 "the standalone dcgm-exporter chart runs beside the GPU Operator's exporter (compute.gpuOperator.dcgmExporter.enabled)")
         return
     if not op.enabled:
         yield r.DCGM_EXPORTER_MISSING.problem(("compute", "gpuOperator", "enabled"), "dcgmExporter.source is gpuOperator but the GPU Operator is off")
-    elif not op.dcgm_exporter.enabled:
+    elif not op.dcgm_exporter:
         yield r.DCGM_EXPORTER_MISSING.problem(exporter + ("enabled",), "dcgmExporter.source is gpuOperator but the operator's DCGM exporter is off")
-    elif not op.dcgm_exporter.service_monitor:
+    elif not op.dcgm_service_monitor:
         yield r.DCGM_EXPORTER_MISSING.problem(exporter + ("serviceMonitor",),
                                               "the GPU Operator's exporter runs but its ServiceMonitor is off, so nothing scrapes it")
 
@@ -62,9 +62,9 @@ def _blame(config: Config, monitor: Monitor, cause: str) -> tuple:
     return BASE + ("prometheus", to_camel(KINDS[monitor.kind]))
 
 
-def _check_selection(spec: Any, config: Config) -> Iterator[Problem]:
+def _check_selection(spec: Any, config: Config, op: Any) -> Iterator[Problem]:
     rule = Monitor("PrometheusRule", config.prometheus.namespace, "strata-gpu-platform", labels_for(config, "PrometheusRule"))
-    for monitor in [rule, *monitors(spec, config)]:
+    for monitor in [rule, *monitors(spec, config, op)]:
         found = why_not_selected(config, monitor)
         if found:
             cause, reason = found

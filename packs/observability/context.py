@@ -4,30 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.pack import all_pool_facts
+from strata.pack import Facts, all_pool_facts
 
 from . import alerts, dashboards, kuberay, metrics
 from .config import Config
 from .selection import DCGM_CHART_NAMESPACE, GPU_OPERATOR_NAMESPACE, Monitor, gpu_operator_monitor_labels, labels_for
 
 
-def compute_config(spec: Any) -> Any:
-    """The compute pack's section (its defaults when the spec leaves it out)."""
-    section = getattr(spec, "compute", None)
-    if section is not None:
-        return section
-    from strata.packs.loader import discover  # the compute pack owns its Config
-
-    return next(p for p in discover() if p.name == "compute").config()
+def gpu_operator(facts: Facts) -> Any:
+    """The GPU Operator facts the compute pack exports (observability requires compute)."""
+    return facts["compute"].gpu_operator
 
 
 def nvidia_pools(spec: Any) -> bool:
     return any(f.nvidia for f in all_pool_facts(spec).values())
 
 
-def gpu_operator_runs_exporter(spec: Any) -> bool:
-    op = compute_config(spec).gpu_operator
-    return op.enabled and op.dcgm_exporter.enabled and nvidia_pools(spec)
+def gpu_operator_runs_exporter(spec: Any, op: Any) -> bool:
+    return op.enabled and op.dcgm_exporter and nvidia_pools(spec)
 
 
 def _relabelings(config: Config, spec: Any, *, node: bool = True) -> list[dict[str, Any]]:
@@ -46,15 +40,15 @@ def _dcgm_relabelings(config: Config, spec: Any) -> list[dict[str, Any]]:
     return _relabelings(config, spec) + [{"action": "labeldrop", "regex": "pod|namespace|container"}]
 
 
-def monitors(spec: Any, config: Config) -> list[Monitor]:
+def monitors(spec: Any, config: Config, op: Any) -> list[Monitor]:
     """Every ServiceMonitor/PodMonitor strata renders or configures, for the selection check."""
     sm = labels_for(config, "ServiceMonitor")
     pm = labels_for(config, "PodMonitor")
     found = []
     if config.dcgm_exporter.source == "gpuOperator":
-        if gpu_operator_runs_exporter(spec) and compute_config(spec).gpu_operator.dcgm_exporter.service_monitor:
+        if gpu_operator_runs_exporter(spec, op) and op.dcgm_service_monitor:
             found.append(Monitor("ServiceMonitor", GPU_OPERATOR_NAMESPACE, "nvidia-dcgm-exporter",
-                                 gpu_operator_monitor_labels(config, compute_config(spec))))
+                                 gpu_operator_monitor_labels(config, op)))
     else:
         found.append(Monitor("ServiceMonitor", DCGM_CHART_NAMESPACE, "dcgm-exporter", sm))
     if config.karpenter.enabled:
@@ -120,8 +114,8 @@ def _gpu_operator_values(spec: Any, config: Config) -> dict[str, Any]:
     return values
 
 
-def _dcgm_chart_values(spec: Any, config: Config) -> dict[str, Any]:
-    tolerations = compute_config(spec).gpu_operator.tolerations
+def _dcgm_chart_values(spec: Any, config: Config, op: Any) -> dict[str, Any]:
+    tolerations = op.tolerations
     values: dict[str, Any] = {
         "serviceMonitor": {"enabled": True, "interval": config.dcgm_exporter.interval,
                            "additionalLabels": labels_for(config, "ServiceMonitor"),
@@ -154,8 +148,8 @@ def _kube_prometheus_stack_values(spec: Any, config: Config) -> dict[str, Any]:
     }
 
 
-def context(spec: Any, config: Config) -> dict[str, Any]:
-    config = kuberay.resolve(spec, config)
+def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
+    config = kuberay.resolve(facts, config)
     prom = config.prometheus
     karpenter = config.karpenter.enabled
     ray = config.kuberay.enabled and bool(config.kuberay.ray_namespaces)
@@ -173,7 +167,7 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
         "service_monitors": _service_monitors(spec, config),
         "pod_monitors": _pod_monitors(spec, config),
         "dcgm_chart": config.dcgm_exporter.source == "chart",
-        "dcgm_chart_values": _dcgm_chart_values(spec, config),
+        "dcgm_chart_values": _dcgm_chart_values(spec, config, gpu_operator(facts)),
         "gpu_operator_values": _gpu_operator_values(spec, config),
         "dashboards": dashboards.config_maps(config, karpenter=karpenter, namespace=dash_ns) if config.dashboards.enabled else [],
     }

@@ -36,9 +36,9 @@ def labels_for(config: Config, kind: str) -> Labels:
     return dict(selector(config, kind) or {})
 
 
-def gpu_operator_monitor_labels(config: Config, compute: Any) -> Labels:
+def gpu_operator_monitor_labels(config: Config, op: Any) -> Labels:
     """The labels the GPU Operator's ServiceMonitor ends up with: strata's, then the user's overrides."""
-    overrides = compute.gpu_operator.values_overrides.get("dcgmExporter", {}).get("serviceMonitor", {})
+    overrides = op.values_overrides.get("dcgmExporter", {}).get("serviceMonitor", {})
     return {**labels_for(config, "ServiceMonitor"), **(overrides.get("additionalLabels") or {})}
 
 

@@ -6,19 +6,19 @@ import difflib
 import re
 from typing import Any, Iterator
 
-from strata.pack import Problem, identity_problems, mount_problem, quantity
+from strata.pack import Facts, Problem, identity_problems, mount_problem, quantity
 
 from . import drivers as d
 from . import rules as r
 
 from .config import Config, S3Bucket, StorageClass
-from .inventory import Source, all_sources, mounts, resolve, sources_by_name
+from .inventory import Source, all_sources, resolve, sources_by_name
 
 POSIX_USAGES = ("home", "checkpoints", "scratch")
 POSIX_MOUNT_PATH = re.compile(r"home|checkpoint|scratch", re.IGNORECASE)
 
 
-def check(spec: Any, config: Config) -> Iterator[Problem]:
+def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     for section in ("efs", "fsx"):
         part = getattr(config, section)
         if part is not None:
@@ -33,7 +33,7 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
             yield from _check_bucket(source)
         elif source.item.mount_name == "fsx":
             yield r.FSX_MOUNT_NAME.problem(source.path + ("mountName",), "'fsx' is not this file system's mount name; copy LustreConfiguration.MountName from describe-file-systems")
-    yield from _check_claims(spec, config)
+    yield from _check_claims(spec, config, facts)
 
 
 def _check_names(config: Config) -> Iterator[Problem]:
@@ -214,7 +214,7 @@ def _check_bucket(source: Source) -> Iterator[Problem]:
 # --- claims -----------------------------------------------------------------------------
 
 
-def _check_claims(spec: Any, config: Config) -> Iterator[Problem]:
+def _check_claims(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     sources = sources_by_name(config)
     teams = spec.team_namespaces
     where_claims: dict[tuple[str, str], Any] = {}
@@ -235,7 +235,9 @@ def _check_claims(spec: Any, config: Config) -> Iterator[Problem]:
             continue
         yield from _check_claim_fit(path, claim, source)
     created = config.claim_namespaces(spec)
-    for mount in mounts(spec):
+    # Claims mounted by the dra pack's workloads (the pods strata renders that mount PVCs).
+    dra = facts["dra"]
+    for mount in (dra.mounts if dra is not None else ()):
         if why := mount_problem(mount.claim, mount.namespace, created.get(mount.claim, ())):
             yield r.CLAIM_NAMESPACE.problem(mount.path + ("claim",), why)
             continue

@@ -122,7 +122,7 @@ class Config(StrictModel):
     # other sections may name (jark.jupyterhub.home.storageClass).
     existing_classes: tuple[DnsLabel, ...] = ()
 
-    # Facts other packs read from spec.storage.
+    # What the pack's checks and its exports (other packs' view of storage) derive.
     @property
     def class_names(self) -> list[str]:
         """Every StorageClass a Pod may name: strata's own and the declared existing ones."""

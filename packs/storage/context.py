@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from strata.pack import Facts
+
 from . import drivers as d
 from .config import Claim, Config, ControllerIdentity, EfsVolume, FsxVolume, S3Bucket
 from .inventory import Source, all_sources, resolve, sources_by_name
@@ -16,10 +18,8 @@ SERVICE_ACCOUNTS = {
 }
 
 
-def context(spec: Any, config: Config) -> dict[str, Any]:
-    sources = sources_by_name(config)
-    resolved = ((c, resolve(c, sources)) for c in config.claims)
-    claims = [_claim(spec, c, source) for c, source in resolved if source is not None]
+def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
+    claims = _resolved_claims(spec, config)
     return {
         "efs_enabled": config.efs is not None,
         "fsx_enabled": config.fsx is not None,
@@ -31,6 +31,18 @@ def context(spec: Any, config: Config) -> dict[str, Any]:
         "volumes": [c["volume"] for c in claims if c["volume"]],
         "claims": [c["claim"] for c in claims],
     }
+
+
+def _resolved_claims(spec: Any, config: Config) -> list[dict[str, Any]]:
+    """Each claim whose class or volume exists: its PersistentVolumeClaim (and static volume)."""
+    sources = sources_by_name(config)
+    resolved = ((c, resolve(c, sources)) for c in config.claims)
+    return [_claim(spec, c, source) for c, source in resolved if source is not None]
+
+
+def rendered_claims(spec: Any, config: Config) -> list[dict[str, Any]]:
+    """The PersistentVolumeClaims the pack renders (namespace, name, size), for its exports."""
+    return [c["claim"] for c in _resolved_claims(spec, config)]
 
 
 def _controller(part: ControllerIdentity) -> dict[str, Any]:

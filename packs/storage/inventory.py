@@ -1,5 +1,5 @@
 """Name resolution shared by the checks and the context: the StorageClasses and static
-volumes a claim can name, and who mounts which claim."""
+volumes a claim can name."""
 
 from __future__ import annotations
 
@@ -47,26 +47,3 @@ def resolve(claim: Claim, sources: dict[str, Source]) -> Source | None:
     name, kind = (claim.storage_class, "class") if claim.storage_class else (claim.volume, "volume")
     source = sources.get(name)
     return source if source is not None and source.kind == kind else None
-
-
-@dataclasses.dataclass(frozen=True)
-class Mount:
-    """A pod of another pack that mounts a claim by name."""
-
-    path: tuple  # spec path of the mount
-    namespace: str  # where the pod runs
-    claim: str
-    mount_path: str
-    read_only: bool
-
-
-def mounts(spec: Any) -> Iterator[Mount]:
-    """Claims mounted by the DRA pack's workloads (the pods strata renders that mount PVCs)."""
-    dra = getattr(spec, "dra", None)
-    if dra is None:
-        return
-    namespaces = spec.team_namespaces
-    for i, workload in enumerate(dra.workloads):
-        namespace = namespaces.get(workload.team, workload.team)
-        for j, volume in enumerate(workload.volumes):
-            yield Mount(("dra", "workloads", i, "volumes", j), namespace, volume.claim, volume.mount_path, volume.read_only)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Iterator
 
-from strata.packs.loader import discover
-from strata.pack import Problem, quantity
+from strata.pack import Facts, Problem, quantity
 
 from . import rules as r
 from .config import Config
@@ -15,7 +14,7 @@ from .config import Config
 WIDEST_INGRESS_PREFIX = 20
 
 
-def check(spec: Any, config: Config) -> Iterator[Problem]:
+def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     if not spec.teams:
         return
     if config.pod_security.enforce == "privileged":
@@ -26,31 +25,23 @@ def check(spec: Any, config: Config) -> Iterator[Problem]:
     for i, cidr in enumerate(config.ingress_cidrs):
         if ipaddress.ip_network(cidr, strict=False).prefixlen < WIDEST_INGRESS_PREFIX:
             yield r.INGRESS_CIDR_TOO_WIDE.problem(("tenancy", "ingressCidrs", i), f"{cidr} is wider than a /{WIDEST_INGRESS_PREFIX}")
-    yield from _check_room_for_platform_claims(spec)
+    yield from _check_room_for_platform_claims(spec, facts)
 
 
-def platform_claims(spec: Any) -> list[dict[str, Any]]:
-    """The PersistentVolumeClaims the storage pack writes, as its own context computes them
-    (namespace, name, requested size), so the quota check counts exactly what is rendered."""
-    section = getattr(spec, "storage", None)
-    storage = next((p for p in discover() if p.name == "storage"), None)
-    if section is None or storage is None or storage.context is None:
-        return []
-    return storage.context(spec, section)["claims"]
-
-
-def _check_room_for_platform_claims(spec: Any) -> Iterator[Problem]:
-    claims = platform_claims(spec)
+def _check_room_for_platform_claims(spec: Any, facts: Facts) -> Iterator[Problem]:
+    # The PersistentVolumeClaims the storage pack renders, so the quota counts exactly those.
+    storage = facts["storage"]
+    claims = storage.claims if storage is not None else ()
     for i, team in enumerate(spec.teams):
         quota, namespace = team.quota, team.namespace_name
-        ours = [c for c in claims if c["namespace"] == namespace]
+        ours = [c for c in claims if c.namespace == namespace]
         if quota is None or not ours:
             continue
-        names = ", ".join(f"{c['name']} ({c['size']})" for c in ours)
+        names = ", ".join(f"{c.name} ({c.size})" for c in ours)
         if quota.persistent_volume_claims is not None and len(ours) > quota.persistent_volume_claims:
             yield r.QUOTA_BELOW_PLATFORM_CLAIMS.problem(("teams", i, "quota", "persistentVolumeClaims"), (
                 f"strata creates {len(ours)} claims in namespace {namespace} ({names}); the quota allows {quota.persistent_volume_claims}"))
-        requested = sum(quantity(c["size"]) for c in ours)
+        requested = sum(quantity(c.size) for c in ours)
         if quota.storage is not None and requested > quantity(quota.storage):
             yield r.QUOTA_BELOW_PLATFORM_CLAIMS.problem(("teams", i, "quota", "storage"), (
                 f"the claims strata creates in namespace {namespace} request {requested / 2**30:g}Gi ({names}); the quota allows {quota.storage}"))

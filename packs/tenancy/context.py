@@ -5,12 +5,14 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from strata.pack import Facts
+
 from .config import Config
 
 METADATA_ADDRESS = ipaddress.ip_network("169.254.169.254/32")
 
 
-def context(spec: Any, config: Config) -> dict[str, Any]:
+def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     return {
         "teams": [_team(t, config) for t in spec.teams],
         "pod_security": config.pod_security.model_dump(),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from strata.isolation import SHARED_LABEL, TEAM_LABEL
 from strata.packs.contract import LegacyField
+from strata.packs.facts import Facts
 from strata.problems import Problem, Severity
 from strata.render.inventory import Component, Inventory, Release
 from strata.rules import Rule
@@ -24,6 +25,8 @@ from strata.spec.shared import ControllerIdentity, RoleArn, Toleration, identity
 __all__ = [
     # the pack's own declarations
     "StrictModel", "Rule", "Severity", "Problem", "LegacyField",
+    # what the hooks receive from the packs a pack uses (pack.yaml `uses:`)
+    "Facts",
     # constrained types and quantities
     "DnsLabel", "Duration", "LabelKey", "LabelValue", "NonNegativeInt", "PositiveInt", "Quantity", "quantity",
     # the core spec every hook receives (cluster, node pools, teams)

@@ -13,7 +13,9 @@ from strata import __version__, isolation, rules
 from strata.output import secrets
 from strata.output import tree as output_tree
 from strata.output.lock import Lock, PreviousLock
+from strata.packs import facts as pack_facts
 from strata.packs.contract import Pack
+from strata.packs.facts import PackFacts
 from strata.packs.loader import discover
 from strata.problems import Problem, has_errors, sorted_problems
 from strata.render import engine
@@ -32,6 +34,7 @@ class Loaded:
     sources: spec_sources.SourceMap
     digest: str
     problems: list[Problem]
+    facts: PackFacts | None = None  # every enabled pack's exports, computed once for the spec
 
 
 def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None) -> Loaded:
@@ -40,16 +43,20 @@ def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None) 
     layers = spec_sources.load_layers(files)
     problems = list(layers.problems)
     spec = None
+    facts = None
     if rules.YAML.id not in {p.rule for p in problems}:
         spec, spec_problems = spec_validate.validate(layers.data, layers.sources, packs)
         problems.extend(spec_problems)
     if spec is not None:
-        problems.extend(_locate(check(spec, packs), layers.sources))
+        facts = pack_facts.compute(spec, packs)
+        problems.extend(_locate(check(spec, packs, facts), layers.sources))
     digest = "sha256:" + hashlib.sha256(json.dumps(layers.data, sort_keys=True, default=str).encode()).hexdigest()
-    return Loaded(spec, packs, layers.sources, digest, sorted_problems(problems))
+    return Loaded(spec, packs, layers.sources, digest, sorted_problems(problems), facts)
 
 
-def check(spec: Any, packs: tuple[Pack, ...]) -> list[Problem]:
+def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) -> list[Problem]:
+    facts = facts if facts is not None else pack_facts.compute(spec, packs)
+    core = pack_facts.core_spec(spec)
     problems: list[Problem] = []
     version = spec.cluster.kubernetes_version
     if version not in SUPPORTED_KUBERNETES:
@@ -67,7 +74,7 @@ def check(spec: Any, packs: tuple[Pack, ...]) -> list[Problem]:
                 (pack.field_name,) if getattr(spec, pack.field_name, None) is not None else ("cluster", "kubernetesVersion"),
                 f"pack {pack.name} {pack.version} supports Kubernetes {low}-{high}, not {version}"))
         if pack.check:
-            problems.extend(pack.call("check", spec, config))
+            problems.extend(pack.call("check", core, config, facts.for_pack(pack)))
     return problems
 
 
@@ -83,13 +90,13 @@ def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[s
     """The output tree. Hydrated Helm output recorded in ``previous`` stays owned (and on disk)
     while its release's chart version and values are unchanged."""
     spec = loaded.spec
-    result = engine.render(spec, loaded.packs, previous.hydrated if previous else ())
+    result = engine.render(spec, loaded.packs, previous.hydrated if previous else (), loaded.facts)
     enabled = [p for p in loaded.packs if engine.pack_config(spec, p) is not None]
     lock = Lock(
         strata_version=__version__,
         spec_digest=loaded.digest,
         kubernetes_version=spec.cluster.kubernetes_version,
-        packs=tuple((p.name, p.version, p.source) for p in enabled),
+        packs=tuple(sorted((p.name, p.version, p.source) for p in enabled)),
         schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
         hydrated=result.hydrated,
     )

@@ -45,7 +45,9 @@ class PackManifest(StrictModel):
     version: str
     summary: str
     layer: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
-    requires: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()  # packs that must be installed and enabled for this one to work
+    # Packs whose facts (their `exports` hook) this pack's hooks read; each must be installed.
+    uses: tuple[str, ...] = ()
     kubernetes: tuple[str, str] = ("1.34", "1.37")  # supported minor range, inclusive
     enabled_by_default: bool = False
     helm_releases: tuple[HelmReleaseManifest, ...] = ()
@@ -57,8 +59,11 @@ class PackManifest(StrictModel):
     in_root_kustomization: bool = True  # False: the layer is left out of the root kustomization
 
 
-CheckHook = Callable[[Any, Any], Iterable[Problem]]
-ContextHook = Callable[[Any, Any], dict[str, Any]]
+# Hooks receive (spec, config, facts): the core spec, the pack's own config and the facts of
+# the packs it uses; an inventory pack's context also receives the inventory of the render.
+CheckHook = Callable[..., Iterable[Problem]]
+ContextHook = Callable[..., dict[str, Any]]
+ExportsHook = Callable[..., Any]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +83,7 @@ class Pack:
     config: type[BaseModel]
     check: CheckHook | None = None
     context: ContextHook | None = None
+    exports: ExportsHook | None = None
     rules: tuple[Rule, ...] = ()
     legacy_fields: tuple[LegacyField, ...] = ()
 

@@ -3,6 +3,7 @@ them. Finding and loading are separate; order is deterministic; errors name the 
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import sys
@@ -89,6 +90,7 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
         config=config,
         check=getattr(module, "check", None),
         context=getattr(module, "context", None),
+        exports=getattr(module, "exports", None),
         rules=tuple(getattr(module, "RULES", ())),
         legacy_fields=tuple(f for f in getattr(module, "LEGACY_FIELDS", ()) if isinstance(f, LegacyField)),
     )
@@ -109,22 +111,34 @@ def discover() -> tuple[Pack, ...]:
 
 
 def order(packs: dict[str, Pack]) -> tuple[Pack, ...]:
-    ordered: list[Pack] = []
-    visiting: set[str] = set()
+    """Packs in dependency order: every pack after the packs it requires or uses (whose facts
+    it reads), then by name. A cycle through requires/uses is refused."""
+    ordered: dict[str, Pack] = {}
+    path: list[str] = []
 
-    def visit(name: str, wanted_by: str | None) -> None:
-        if any(p.name == name for p in ordered):
+    def visit(name: str) -> None:
+        if name in ordered:
             return
-        if name not in packs:
-            raise PackError(f"pack {wanted_by!r} requires pack {name!r}, which is not installed")
-        if name in visiting:
-            raise PackError(f"packs require each other in a cycle through {name!r}")
-        visiting.add(name)
-        for required in sorted(packs[name].manifest.requires):
-            visit(required, name)
-        visiting.discard(name)
-        ordered.append(packs[name])
+        if name in path:
+            cycle = " -> ".join([*path[path.index(name):], name])
+            raise PackError(f"packs depend on each other in a cycle ({cycle}): "
+                            f"requires/uses in pack.yaml of {', '.join(sorted(set(path[path.index(name):])))} must not loop")
+        pack = packs[name]
+        path.append(name)
+        for kind in ("requires", "uses"):
+            for other in sorted(getattr(pack.manifest, kind)):
+                if other not in packs:
+                    close = difflib.get_close_matches(other, packs, n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    raise PackError(f"pack {name!r} {kind} pack {other!r}, which is not installed "
+                                    f"({pack.root / 'pack.yaml'}){hint}")
+                if kind == "uses" and packs[other].exports is None:
+                    raise PackError(f"pack {name!r} uses pack {other!r}, which exports no facts "
+                                    f"(its pack.py has no exports hook; {pack.root / 'pack.yaml'})")
+                visit(other)
+        path.pop()
+        ordered[name] = pack
 
     for name in sorted(packs):
-        visit(name, None)
-    return tuple(ordered)
+        visit(name)
+    return tuple(ordered.values())

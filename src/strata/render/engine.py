@@ -12,7 +12,9 @@ import jinja2
 import yaml
 
 from strata import rules
+from strata.packs import facts as pack_facts
 from strata.packs.contract import Pack
+from strata.packs.facts import PackFacts, pack_config
 from strata.problems import Problem
 from strata.output.tree import values_digest, values_file
 from strata.render import inventory, parse
@@ -30,30 +32,29 @@ class RenderResult:
     hydrated: tuple[dict[str, Any], ...] = ()  # still-valid hydration entries of the previous lock
 
 
-def pack_config(spec: Any, pack: Pack) -> Any | None:
-    """The pack's section of the spec, its defaults when enabled by default, else None."""
-    section = getattr(spec, pack.field_name, None)
-    if section is None and pack.manifest.enabled_by_default:
-        return pack.config()
-    return section
+__all__ = ["RenderResult", "pack_config", "render"]
 
 
-def render(spec: Any, packs: tuple[Pack, ...], hydrated: tuple[dict[str, Any], ...] = ()) -> RenderResult:
+def render(spec: Any, packs: tuple[Pack, ...], hydrated: tuple[dict[str, Any], ...] = (),
+           facts: PackFacts | None = None) -> RenderResult:
     """``hydrated``: a previous lock's hydration entries; those whose release kept its chart
-    version and values stay (``result.hydrated``) and inventory packs see them."""
+    version and values stay (``result.hydrated``) and inventory packs see them. ``facts``: the
+    packs' exports for this spec (computed here when not given)."""
     result = RenderResult()
+    facts = facts if facts is not None else pack_facts.compute(spec, packs)
+    core = pack_facts.core_spec(spec)
     enabled = [(p, c) for p in packs if (c := pack_config(spec, p)) is not None]
     contributed: list[tuple[str, dict[str, Any]]] = []
     for pack, config in enabled:
         if not pack.manifest.inventory:
-            contributed += _render_pack(spec, pack, config, result)
+            contributed += _render_pack(core, pack, config, facts, result)
     result.releases = [_with_contributions(r, contributed) for r in result.releases]
     result.hydrated = tuple(h for h in hydrated if _still_hydrated(h, result.releases))
     describers = [(p, c) for p, c in enabled if p.manifest.inventory]
     if describers:
         rendered = inventory.build(result.objects, result.releases, {h["release"] for h in result.hydrated})
         for pack, config in describers:
-            _render_pack(spec, pack, config, result, rendered)
+            _render_pack(core, pack, config, facts, result, rendered)
     return result
 
 
@@ -66,12 +67,13 @@ def _still_hydrated(entry: dict[str, Any], releases: list[RenderedRelease]) -> b
     )
 
 
-def _render_pack(spec: Any, pack: Pack, config: Any, result: RenderResult,
+def _render_pack(spec: Any, pack: Pack, config: Any, facts: PackFacts, result: RenderResult,
                  rendered: inventory.Inventory | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Render one pack into ``result``; returns the values it contributes to other packs' releases."""
     context: dict[str, Any] = {"spec": spec, "cluster": spec.cluster, "config": config}
     if pack.context:
-        context.update(pack.call("context", spec, config, rendered) if pack.manifest.inventory else pack.call("context", spec, config))
+        hook_args = (spec, config, facts.for_pack(pack), *((rendered,) if pack.manifest.inventory else ()))
+        context.update(pack.call("context", *hook_args))
     _render_templates(pack, context, result)
     _render_releases(pack, context, result)
     return [(c.release, _lookup(context, c.values)) for c in pack.manifest.release_values]

@@ -1,0 +1,40 @@
+"""What the compute pack tells other packs (pack.yaml `uses: [compute]`): how the GPU Operator
+is configured, so the dra and observability packs follow it without reading compute's section."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from strata.pack import CoreSpec, Facts, Toleration, all_pool_facts
+
+from .config import Config
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuOperatorFacts:
+    enabled: bool  # the spec turns the operator on (it renders only when a pool has NVIDIA GPUs)
+    cluster_policy: bool
+    gpu_cluster: bool
+    driver: str  # host (the AMI's) or operator (the operator's driver container)
+    runs_device_plugin: bool  # the operator deploys the NVIDIA device plugin on this spec's pools
+    dcgm_exporter: bool
+    dcgm_service_monitor: bool
+    tolerations: tuple[Toleration, ...]  # of every operand DaemonSet
+    values_overrides: Mapping[str, Any]  # the user's values for the gpu-operator chart
+
+
+@dataclasses.dataclass(frozen=True)
+class ComputeFacts:
+    gpu_operator: GpuOperatorFacts
+
+
+def exports(spec: CoreSpec, config: Config, facts: Facts) -> ComputeFacts:
+    op = config.gpu_operator
+    bottlerocket = any(f.nvidia and f.ami_family == "bottlerocket" for f in all_pool_facts(spec).values())
+    return ComputeFacts(GpuOperatorFacts(
+        enabled=op.enabled, cluster_policy=op.cluster_policy, gpu_cluster=op.gpu_cluster, driver=op.driver,
+        runs_device_plugin=op.runs_device_plugin(bottlerocket),
+        dcgm_exporter=op.dcgm_exporter.enabled, dcgm_service_monitor=op.dcgm_exporter.service_monitor,
+        tolerations=op.tolerations, values_overrides=op.values_overrides,
+    ))

@@ -1,0 +1,35 @@
+"""What the storage pack tells other packs (pack.yaml `uses: [storage]`): the StorageClasses a
+Pod may name and the claims strata creates, so quotas and mounts are checked against exactly
+what is rendered."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping
+
+from strata.pack import CoreSpec, Facts
+
+from .config import Config
+from .context import rendered_claims
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderedClaim:
+    namespace: str
+    name: str
+    size: str  # the requested storage
+
+
+@dataclasses.dataclass(frozen=True)
+class StorageFacts:
+    class_names: tuple[str, ...]  # every StorageClass a Pod may name: strata's own and the existing ones
+    claim_namespaces: Mapping[str, frozenset[str]]  # the namespaces each claim is created in, by claim name
+    claims: tuple[RenderedClaim, ...]  # the PersistentVolumeClaims the pack renders
+
+
+def exports(spec: CoreSpec, config: Config, facts: Facts) -> StorageFacts:
+    return StorageFacts(
+        class_names=tuple(config.class_names),
+        claim_namespaces={name: frozenset(ns) for name, ns in config.claim_namespaces(spec).items()},
+        claims=tuple(RenderedClaim(c["namespace"], c["name"], c["size"]) for c in rendered_claims(spec, config)),
+    )

@@ -1,0 +1,175 @@
+"""Each way a pack author can get the pack contract wrong is a clear PackError naming the pack
+and its file (exit 1 from the real CLI, never the internal-error exit 3), and packs read each
+other only through declared, typed facts."""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+
+from strata import cli, pipeline
+from strata.errors import PackError
+from strata.packs import loader
+from strata.packs.loader import discover, load_pack
+
+SPEC = """\
+apiVersion: strata.dev/v1alpha1
+kind: Platform
+cluster: {name: c1, region: us-east-1, kubernetesVersion: "1.36"}
+teams: [{name: research, groups: [ml-research]}]
+probe: {}
+"""
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: probe, namespace: default}\ndata: {value: {{ value | q }}}\n"
+_MODULE_NUMBERS = itertools.count()
+PACK_PY = "from strata.pack import StrictModel\n\n\nclass Config(StrictModel):\n    pass\n"
+
+
+def with_hooks(code: str) -> str:
+    """pack.py: the empty Config plus ``code`` (hooks and whatever they need)."""
+    return PACK_PY + "\n\n" + textwrap.dedent(code)
+
+
+def write_pack(root: Path, pack_py: str = PACK_PY, manifest: str = "", templates: dict[str, str] | None = None,
+               name: str = "probe") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pack.yaml").write_text(f"name: {name}\nversion: 0.0.1\nsummary: test pack\nlayer: probe\n" + textwrap.dedent(manifest))
+    (root / "pack.py").write_text(pack_py)
+    for rel, text in (templates if templates is not None else {"things/configmap.yaml.j2": CONFIGMAP}).items():
+        (root / "templates" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "templates" / rel).write_text(text)
+    return root
+
+
+@pytest.fixture
+def install(tmp_path, monkeypatch):
+    """Install a pack directory as if a distribution registered it under strata.packs, so
+    the real CLI (in process) discovers it beside the built-in packs."""
+    site = tmp_path / "site"
+
+    def run(**pack) -> Path:
+        module = f"probe_pack_{next(_MODULE_NUMBERS)}"  # a new module: entry points are imported once
+        root = write_pack(site / module, **pack)
+        (root / "__init__.py").write_text("")
+        monkeypatch.syspath_prepend(str(site))
+        builtin = list(loader.entry_points(group=loader.GROUP))
+        probe = EntryPoint(name=pack.get("name", "probe"), value=module, group=loader.GROUP)
+        monkeypatch.setattr(loader, "entry_points", lambda group: [*builtin, probe])
+        discover.cache_clear()
+        return root
+
+    yield run
+    discover.cache_clear()
+
+
+def strata(*args: str | Path) -> tuple[int, str]:
+    """The CLI's exit code and its stderr, run in process."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    err, out = io.StringIO(), io.StringIO()
+    with redirect_stderr(err), redirect_stdout(out), pytest.raises(SystemExit) as exit_:
+        cli.main([str(a) for a in args])
+    return exit_.value.code, err.getvalue() + out.getvalue()
+
+
+def render(tmp_path: Path, spec: str = SPEC) -> tuple[int, str]:
+    (tmp_path / "spec.yaml").write_text(spec)
+    return strata("render", "-f", tmp_path / "spec.yaml", "-o", tmp_path / "out", "--no-validate")
+
+
+def test_a_well_formed_probe_pack_renders(install, tmp_path):
+    install(pack_py=PACK_PY + "\n\ndef context(spec, config, facts):\n    return {'value': 'ok'}\n")
+    code, output = render(tmp_path)
+    assert code == 0, output
+    assert "value: ok" in (tmp_path / "out/probe/things/configmap-default-probe.yaml").read_text()
+
+
+# --- typed facts between packs --------------------------------------------------------------
+
+def test_a_pack_reads_the_facts_of_the_packs_it_uses(install, tmp_path):
+    install(manifest="uses: [storage]\n", pack_py=with_hooks("""
+        def context(spec, config, facts):
+            storage = facts["storage"]
+            return {"value": ",".join(storage.class_names) if storage else "no storage"}
+        """))
+    assert render(tmp_path)[0] == 0
+    assert "value: no storage" in (tmp_path / "out/probe/things/configmap-default-probe.yaml").read_text()
+    spec = SPEC + "storage: {existingClasses: [gp3, shared]}\n"
+    code, output = render(tmp_path, spec)
+    assert code == 0, output
+    assert 'value: "gp3,shared"' in (tmp_path / "out/probe/things/configmap-default-probe.yaml").read_text()
+
+
+def test_hooks_see_the_core_spec_not_other_packs_sections(install, tmp_path):
+    install(pack_py=with_hooks("""
+        def context(spec, config, facts):
+            return {"value": f"{type(spec).__name__} {hasattr(spec, 'compute')} {hasattr(spec, 'probe')} {len(spec.teams)}"}
+        """))
+    assert render(tmp_path)[0] == 0
+    assert "value: CoreSpec False False 1" in (tmp_path / "out/probe/things/configmap-default-probe.yaml").read_text()
+
+
+def test_reading_facts_of_a_pack_not_declared_in_uses_is_refused(install, tmp_path):
+    install(pack_py=PACK_PY + "\n\ndef check(spec, config, facts):\n    facts['compute']\n    return []\n")
+    code, output = render(tmp_path)
+    assert code == 1
+    assert "pack probe reads the facts of pack 'compute', but it declares no uses: add compute to uses in its pack.yaml" in output
+
+
+def test_using_a_pack_that_is_not_installed_is_refused_with_a_suggestion(install):
+    root = install(manifest="uses: [storag]\n")
+    code, output = strata("packs", "list")
+    assert code == 1
+    assert f"pack 'probe' uses pack 'storag', which is not installed ({root / 'pack.yaml'}); did you mean 'storage'?" in output
+
+
+def test_using_a_pack_that_exports_nothing_is_refused(install):
+    install(manifest="uses: [gitops]\n")
+    code, output = strata("packs", "list")
+    assert code == 1 and "pack 'probe' uses pack 'gitops', which exports no facts" in output
+
+
+def test_a_cycle_through_uses_and_requires_is_refused(tmp_path):
+    a = load_pack(write_pack(tmp_path / "a", name="alpha", manifest="uses: [beta]\n",
+                             pack_py=PACK_PY + "\n\ndef exports(spec, config, facts):\n    return None\n"), "test")
+    b = load_pack(write_pack(tmp_path / "b", name="beta", manifest="requires: [alpha]\n",
+                             pack_py=PACK_PY + "\n\ndef exports(spec, config, facts):\n    return None\n"), "test")
+    with pytest.raises(PackError, match=r"packs depend on each other in a cycle \(alpha -> beta -> alpha\)") as error:
+        loader.order({"alpha": a, "beta": b})
+    assert error.value.exit_code == 1
+
+
+def test_exports_are_computed_once_per_spec_in_dependency_order(tmp_path):
+    calls = tmp_path / "calls"
+    exporter = with_hooks(f"""
+        import dataclasses
+
+        @dataclasses.dataclass(frozen=True)
+        class Seen:
+            names: tuple
+
+        def exports(spec, config, facts):
+            with open({str(calls)!r}, "a") as f:
+                f.write("NAME\\n")
+            return Seen(tuple(facts) + tuple(str(facts[n] is not None) for n in facts))
+        """)
+    first = load_pack(write_pack(tmp_path / "a", name="alpha", manifest="uses: [beta]\n", pack_py=exporter.replace("NAME", "alpha")), "test")
+    second = load_pack(write_pack(tmp_path / "b", name="beta", pack_py=exporter.replace("NAME", "beta")), "test")
+    packs = (*discover(), first, second)  # deliberately not in dependency order
+    spec = SPEC.replace("probe: {}", "alpha: {}\nbeta: {}").encode()
+    loaded = pipeline.load([("spec.yaml", spec)], packs)
+    assert loaded.problems == []
+    pipeline.render(loaded)
+    assert calls.read_text() == "beta\nalpha\n"
+    assert loaded.facts.exports["alpha"].names == ("beta", "True")
+
+
+def test_exports_must_be_frozen(install, tmp_path):
+    install(pack_py=PACK_PY + "\n\ndef exports(spec, config, facts):\n    return {'mutable': True}\n")
+    code, output = render(tmp_path)
+    assert code == 1
+    assert "pack probe: exports in " in output and "returned dict; it must return a frozen dataclass or a frozen pydantic model" in output
