@@ -34,13 +34,16 @@ def with_hooks(code: str) -> str:
 
 
 def write_pack(root: Path, pack_py: str = PACK_PY, manifest: str = "", templates: dict[str, str] | None = None,
-               name: str = "probe") -> Path:
+               name: str = "probe", files: dict[str, str] | None = None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "pack.yaml").write_text(f"name: {name}\nversion: 0.0.1\nsummary: test pack\nlayer: probe\n" + textwrap.dedent(manifest))
     (root / "pack.py").write_text(pack_py)
     for rel, text in (templates if templates is not None else {"things/configmap.yaml.j2": CONFIGMAP}).items():
         (root / "templates" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "templates" / rel).write_text(text)
+    for rel, text in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
     return root
 
 
@@ -173,3 +176,111 @@ def test_exports_must_be_frozen(install, tmp_path):
     code, output = render(tmp_path)
     assert code == 1
     assert "pack probe: exports in " in output and "returned dict; it must return a frozen dataclass or a frozen pydantic model" in output
+
+
+# --- the checked contract: pack.py --------------------------------------------------------
+
+@pytest.mark.parametrize("wrong, meant", [("checks", "check"), ("contexts", "context"), ("export", "exports")])
+def test_a_misspelled_hook_is_refused_with_a_suggestion(install, wrong, meant):
+    root = install(pack_py=with_hooks(f"def {wrong}(spec, config, facts):\n    return []\n"))
+    code, output = strata("packs", "list")
+    assert code == 1
+    assert f"pack 'probe' ({root / 'pack.py'}): {wrong!r} is not part of the pack contract; did you mean {meant!r}?" in output
+
+
+def test_a_misspelled_declaration_is_refused(install):
+    install(pack_py=with_hooks("RULE = ()\n"))
+    code, output = strata("packs", "list")
+    assert code == 1 and "'RULE' is not part of the pack contract; did you mean 'RULES'?" in output
+
+
+def test_a_public_helper_function_in_pack_py_is_refused(install):
+    install(pack_py=with_hooks("def greet(name):\n    return name\n"))
+    code, output = strata("packs", "list")
+    assert code == 1 and "'greet' is not part of the pack contract (pack.py defines Config, RULES, LEGACY_FIELDS" in output
+
+
+def test_a_hook_with_the_wrong_arguments_is_refused(install):
+    install(pack_py=with_hooks("def check(spec, config):\n    return []\n"))
+    code, output = strata("packs", "list")
+    assert code == 1 and "check(spec, config) must take check(spec, config, facts)" in output
+
+
+@pytest.mark.parametrize("rules, message", [
+    ("RULES = ('probe/x',)", "RULES[0] is a str, not a Rule"),
+    ("RULES = Rule('probe/x', 'why', 'fix')", "RULES must be a tuple of Rule, not Rule"),
+    ("RULES = (Rule('other/x', 'why', 'fix'),)", "rule id 'other/x' must be probe/<name>: a pack's rules live under its name"),
+    ("RULES = (Rule('probe/x', 'why', 'fix'), Rule('probe/x', 'again', 'fix'))", "rule id 'probe/x' is listed twice in RULES"),
+])
+def test_bad_rules_are_refused(install, rules, message):
+    root = install(pack_py=PACK_PY.replace("import StrictModel", "import Rule, StrictModel") + "\n" + rules + "\n")
+    code, output = strata("packs", "list")
+    assert code == 1 and f"pack 'probe' ({root / 'pack.py'}): {message}" in output
+
+
+@pytest.mark.parametrize("fields, message", [
+    ("LEGACY_FIELDS = ('probe.old',)", "LEGACY_FIELDS[0] is a str, not a LegacyField"),
+    ("LEGACY_FIELDS = (LegacyField('probe.old', Rule('probe/elsewhere', 'why', 'fix'), 'moved'),)",
+     "LEGACY_FIELDS[0] (probe.old) names a rule that is not in the pack's RULES"),
+])
+def test_bad_legacy_fields_are_refused_not_dropped(install, fields, message):
+    install(pack_py=PACK_PY.replace("import StrictModel", "import LegacyField, Rule, StrictModel")
+            + "\nOLD = Rule('probe/old', 'why', 'fix')\nRULES = (OLD,)\n" + fields + "\n")
+    code, output = strata("packs", "list")
+    assert code == 1 and message in output
+
+
+def test_pack_py_is_imported_under_a_private_name_that_cannot_shadow_its_distribution(install):
+    import sys
+
+    root = install(pack_py=with_hooks("import os\nfrom strata import pack as _pack\n\nFACT = 'pack.py'\n"))
+    assert strata("packs", "list")[0] == 0
+    distribution = sys.modules[root.name]
+    assert distribution.__file__ == str(root / "__init__.py") and not hasattr(distribution, "Config")
+    assert sys.modules["strata.packs.imported.probe"].FACT == "pack.py"
+
+
+# --- the checked contract: templates and pack.yaml ----------------------------------------
+
+@pytest.mark.parametrize("stray", ["configmap.yaml.j2", "things/nested/configmap.yaml.j2", "things/configmap.yaml"])
+def test_a_template_outside_a_component_folder_is_refused(install, stray):
+    install(templates={"things/configmap.yaml.j2": CONFIGMAP, stray: CONFIGMAP})
+    code, output = strata("packs", "list")
+    assert code == 1
+    assert f"templates/{stray} would never be rendered: templates are templates/<component>/<kind>.yaml.j2" in output
+
+
+RELEASE = """\
+helmReleases:
+  - {name: thing, namespace: default, repo: https://example.com/charts, chart: thing, version: 1.0.0,
+     values: helm/thing.yaml.j2, WHEN}
+"""
+
+
+@pytest.mark.parametrize("key, message", [
+    ("when: thing_enabeld", "helmReleases[thing].when names 'thing_enabeld', which the pack's context does not provide; did you mean 'thing_enabled'?"),
+    ("overrides: thing.overides", "helmReleases[thing].overrides names 'thing.overides', which the pack's context does not provide; did you mean 'thing.overrides'?"),
+])
+def test_an_unknown_when_or_overrides_key_is_a_pack_error_not_an_internal_one(install, tmp_path, key, message):
+    root = install(manifest=RELEASE.replace("WHEN", key), files={"helm/thing.yaml.j2": "replicas: 1\n"}, pack_py=with_hooks("""
+        def context(spec, config, facts):
+            return {"value": "x", "thing_enabled": True, "thing": {"overrides": {}}}
+        """))
+    code, output = render(tmp_path)
+    assert code == 1, output
+    assert f"pack 'probe' ({root / 'pack.yaml'}): {message}" in output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", ["config", "spec", "cluster", "facts"])
+def test_a_context_key_that_would_replace_the_engines_is_refused(install, tmp_path, name):
+    root = install(pack_py=with_hooks(f"def context(spec, config, facts):\n    return {{'value': 'x', {name!r}: 1}}\n"))
+    code, output = render(tmp_path)
+    assert code == 1
+    assert f"pack 'probe' ({root / 'pack.py'}): context returns {name!r}, which the engine provides to every template" in output
+
+
+def test_a_context_that_is_not_a_mapping_is_refused(install, tmp_path):
+    install(pack_py=with_hooks("def context(spec, config, facts):\n    return [('value', 'x')]\n"))
+    code, output = render(tmp_path)
+    assert code == 1 and "context returned list; it must return a dict of template variables" in output

@@ -16,7 +16,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from strata.errors import PackError
-from strata.packs.contract import LegacyField, Pack, PackManifest
+from strata.packs import conformance
+from strata.packs.contract import Pack, PackManifest
 
 GROUP = "strata.packs"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -76,13 +77,17 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
         raw = yaml.load(manifest_path.read_bytes(), Loader=_Loader)
         manifest = PackManifest.model_validate(raw)
     except (yaml.YAMLError, ValidationError) as exc:
-        raise PackError(f"pack {label!r}: invalid pack.yaml: {exc}") from exc
+        raise PackError(f"pack {label!r}: invalid {manifest_path}: {exc}") from exc
     if expected_name and manifest.name != expected_name:
         raise PackError(f"pack {label!r}: pack.yaml names it {manifest.name!r}")
-    module = _import_pack_module(manifest.name, root / "pack.py")
+    pack_py = root / "pack.py"
+    module = _import_pack_module(manifest.name, pack_py)
     config = getattr(module, "Config", None)
     if not (isinstance(config, type) and issubclass(config, BaseModel)):
-        raise PackError(f"pack {manifest.name!r}: pack.py must define a pydantic model named Config")
+        raise PackError(f"pack {manifest.name!r} ({pack_py}): pack.py must define a pydantic model named Config")
+    conformance.check_module(manifest, module, pack_py)
+    conformance.check_templates(manifest, root)
+    rules = conformance.check_rules(manifest, getattr(module, "RULES", ()), pack_py)
     return Pack(
         manifest=manifest,
         root=root,
@@ -91,8 +96,8 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
         check=getattr(module, "check", None),
         context=getattr(module, "context", None),
         exports=getattr(module, "exports", None),
-        rules=tuple(getattr(module, "RULES", ())),
-        legacy_fields=tuple(f for f in getattr(module, "LEGACY_FIELDS", ()) if isinstance(f, LegacyField)),
+        rules=rules,
+        legacy_fields=conformance.check_legacy_fields(manifest, getattr(module, "LEGACY_FIELDS", ()), rules, pack_py),
     )
 
 

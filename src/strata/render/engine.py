@@ -12,6 +12,7 @@ import jinja2
 import yaml
 
 from strata import rules
+from strata.packs import conformance
 from strata.packs import facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
@@ -73,10 +74,10 @@ def _render_pack(spec: Any, pack: Pack, config: Any, facts: PackFacts, result: R
     context: dict[str, Any] = {"spec": spec, "cluster": spec.cluster, "config": config}
     if pack.context:
         hook_args = (spec, config, facts.for_pack(pack), *((rendered,) if pack.manifest.inventory else ()))
-        context.update(pack.call("context", *hook_args))
+        context.update(conformance.check_context(pack.name, pack.root / "pack.py", pack.call("context", *hook_args)))
     _render_templates(pack, context, result)
     _render_releases(pack, context, result)
-    return [(c.release, _lookup(context, c.values)) for c in pack.manifest.release_values]
+    return [(c.release, _lookup(pack, context, f"releaseValues[{c.release}].values", c.values)) for c in pack.manifest.release_values]
 
 
 def _with_contributions(release: RenderedRelease, contributed: list[tuple[str, dict[str, Any]]]) -> RenderedRelease:
@@ -131,11 +132,8 @@ def _render_templates(pack: Pack, context: dict[str, Any], result: RenderResult)
             result.objects.append(RenderedObject(pack.name, pack.manifest.layer, component, doc))
 
 
-def _lookup(context: dict[str, Any], dotted: str) -> Any:
-    value: Any = context
-    for part in dotted.split("."):
-        value = value[part]
-    return value
+def _lookup(pack: Pack, context: dict[str, Any], what: str, dotted: str) -> Any:
+    return conformance.lookup(pack.name, pack.root / "pack.yaml", what, context, dotted)
 
 
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -147,12 +145,12 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) -> None:
     for release in pack.manifest.helm_releases:
-        if release.when and not _lookup(context, release.when):
+        if release.when and not _lookup(pack, context, f"helmReleases[{release.name}].when", release.when):
             continue
         docs = _render_text(pack, release.values, context, result)
         if docs is None:
             continue
         values = docs[0] if docs else {}
-        overrides = _lookup(context, release.overrides) if release.overrides else {}
+        overrides = _lookup(pack, context, f"helmReleases[{release.name}].overrides", release.overrides) if release.overrides else {}
         values = _deep_merge(values, overrides)
         result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values, overrides))
