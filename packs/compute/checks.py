@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.pack import Facts, PoolFacts, Problem, identity_problems, pool_facts, tolerates
+from strata.pack import Facts, PoolFacts, Problem, identity_problems, pool_facts, spec_path, tolerates
 from . import rules as r
 from .config import Config
 
@@ -35,12 +35,12 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     version = tuple(int(x) for x in spec.cluster.kubernetes_version.split("."))
     pools = [pool_facts(p) for p in spec.node_pools]
     for i, f in enumerate(pools):
-        yield from _check_pool(("nodePools", i), f, config, version)
+        yield from _check_pool(spec_path("nodePools", i), f, config, version)
     yield from _check_identity(config)
     yield from _check_gpu_operator(pools, config)
     yield from _check_smoke_test(pools, config)
     for release, section in (("karpenter", config.karpenter), ("gpu-operator", config.gpu_operator)):
-        path = ("compute", "karpenter" if release == "karpenter" else "gpuOperator", "valuesOverrides")
+        path = ("karpenter" if release == "karpenter" else "gpu_operator", "values_overrides")
         for keys, advice in REMOVED_VALUES[release].items():
             if _has(section.values_overrides, keys):
                 yield r.REMOVED_CHART_VALUE.problem(path + keys, f"{'.'.join(keys)} is not read by the pinned {release} chart: {advice}")
@@ -128,13 +128,13 @@ def _check_ami(path: tuple, f: PoolFacts, version: tuple[int, int]) -> Iterator[
 def _check_identity(config: Config) -> Iterator[Problem]:
     k = config.karpenter
     if k.node_role and k.instance_profile:
-        yield r.NODE_IDENTITY.problem(("compute", "karpenter", "instanceProfile"), "set either nodeRole or instanceProfile, not both")
-    yield from identity_problems(r.CONTROLLER_IDENTITY, ("compute", "karpenter"), k)
+        yield r.NODE_IDENTITY.problem(("karpenter", "instance_profile"), "set either nodeRole or instanceProfile, not both")
+    yield from identity_problems(r.CONTROLLER_IDENTITY, ("karpenter",), k)
 
 
 def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:
     op = config.gpu_operator
-    base = ("compute", "gpuOperator")
+    base = ("gpu_operator",)
     if op.cluster_policy == op.gpu_cluster:
         state = "both on" if op.cluster_policy else "both off"
         yield r.OPERATOR_MODES.problem(base + ("gpuCluster",), f"clusterPolicy and gpuCluster are {state}")
@@ -154,16 +154,16 @@ def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Prob
             if taint.effect == "PreferNoSchedule":
                 continue
             if not any(tolerates(t.model_dump(exclude_none=True), taint.key, taint.value, taint.effect) for t in op.tolerations):
-                yield r.TAINT_NOT_TOLERATED.problem(("nodePools", i, "taints", j), f"no entry of compute.gpuOperator.tolerations matches this taint ({taint.key}={taint.value or ''}:{taint.effect}), so the operator's device plugin and DCGM exporter never run on pool {f.pool.name!r}")
+                yield r.TAINT_NOT_TOLERATED.problem(spec_path("nodePools", i, "taints", j), f"no entry of compute.gpuOperator.tolerations matches this taint ({taint.key}={taint.value or ''}:{taint.effect}), so the operator's device plugin and DCGM exporter never run on pool {f.pool.name!r}")
 
 
 def _check_smoke_test(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:
     test = config.smoke_test
     if not test.enabled or test.node_pool is None:
         if test.enabled and not any(f.nvidia for f in pools):
-            yield r.SMOKE_TEST_POOL.problem(("compute", "smokeTest", "enabled"), "no node pool has NVIDIA GPUs")
+            yield r.SMOKE_TEST_POOL.problem(("smoke_test", "enabled"), "no node pool has NVIDIA GPUs")
         return
     target = next((f for f in pools if f.pool.name == test.node_pool), None)
     if target is None or not target.nvidia:
         what = "does not exist" if target is None else "has no NVIDIA GPUs"
-        yield r.SMOKE_TEST_POOL.problem(("compute", "smokeTest", "nodePool"), f"node pool {test.node_pool!r} {what}")
+        yield r.SMOKE_TEST_POOL.problem(("smoke_test", "node_pool"), f"node pool {test.node_pool!r} {what}")

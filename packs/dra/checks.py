@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.pack import Facts, PoolFacts, Problem, all_pool_facts
+from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, spec_path
 
 from . import devices as dev
 from . import quota as q
@@ -22,26 +22,26 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     version = spec.cluster.kubernetes_version
     if dev.api_version(version) is None:
         first = ".".join(map(str, dev.FIRST_VERSION))
-        yield r.KUBERNETES_VERSION.problem(("cluster", "kubernetesVersion"), f"Kubernetes {version} does not serve {dev.API_VERSION}; DRA needs {first} or later (EKS {version} has only the beta API)")
+        yield r.KUBERNETES_VERSION.problem(spec_path("cluster", "kubernetes_version"), f"Kubernetes {version} does not serve {dev.API_VERSION}; DRA needs {first} or later (EKS {version} has only the beta API)")
     pools = all_pool_facts(spec)
     yield from _check_pools(spec, config, pools, op)
     yield from _check_driver(op, config)
     classes = dev.DRIVER_CLASSES | {c.name for c in config.device_classes}
     for i, device_class in enumerate(config.device_classes):
         for j, expression in enumerate(device_class.selectors):
-            yield from _check_cel(("dra", "deviceClasses", i, "selectors", j), expression)
+            yield from _check_cel(("device_classes", i, "selectors", j), expression)
     for i, template in enumerate(config.claim_templates):
-        yield from _check_template(("dra", "claimTemplates", i), template, spec, config, pools, classes, op)
+        yield from _check_template(("claim_templates", i), template, spec, config, pools, classes, op)
     for i, domain in enumerate(config.compute_domains):
         pool = pools.get(domain.node_pool)
-        path = ("dra", "computeDomains", i, "nodePool")
+        path = ("compute_domains", i, "node_pool")
         if pool is None or not pool.nvidia:
             yield r.NODE_POOL.problem(path, f"node pool {domain.node_pool!r} {'does not exist' if pool is None else 'has no NVIDIA GPUs'}")
         elif not pool.instance_types or not all(t.multi_node_nvlink for t in pool.instance_types):
             plain = sorted(t.name for t in pool.instance_types if not t.multi_node_nvlink)
             yield r.COMPUTE_DOMAIN.problem(path, f"pool {domain.node_pool!r} has instance types without multi-node NVLink ({', '.join(plain[:4])}); no instance type in the catalog supports it")
     for i, workload in enumerate(config.workloads):
-        yield from _check_workload(("dra", "workloads", i), workload, spec, config, pools)
+        yield from _check_workload(("workloads", i), workload, spec, config, pools)
     yield from _check_smoke_test(spec, config, pools)
     yield from _check_team_quotas(spec, config)
 
@@ -92,7 +92,7 @@ def _check_team_quotas(spec: Any, config: Config) -> Iterator[Problem]:
 def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts], op: Any | None) -> Iterator[Problem]:
     plugin_pools = device_plugin_pools(spec, op)
     for i, name in enumerate(config.node_pools):
-        path = ("dra", "nodePools", i)
+        path = ("node_pools", i)
         pool = pools.get(name)
         if pool is None or not pool.nvidia:
             yield r.NODE_POOL.problem(path, f"node pool {name!r} {'does not exist' if pool is None else 'has no NVIDIA GPUs'}")
@@ -106,14 +106,14 @@ def _check_pools(spec: Any, config: Config, pools: dict[str, PoolFacts], op: Any
 
 def _check_driver(op: Any | None, config: Config) -> Iterator[Problem]:
     if config.feature_gates and driver_mode(op, config) == "gpuOperator":
-        yield r.DRIVER_ONCE.problem(("dra", "featureGates"), "the GPU Operator runs the DRA driver: set its gates in compute.gpuOperator.valuesOverrides.draDriver.featureGates")
+        yield r.DRIVER_ONCE.problem(("feature_gates",), "the GPU Operator runs the DRA driver: set its gates in compute.gpuOperator.valuesOverrides.draDriver.featureGates")
     if config.driver is None:
         return
     gpu_cluster = operator_gpu_cluster(op)
     if config.driver == "standalone" and gpu_cluster:
-        yield r.DRIVER_ONCE.problem(("dra", "driver"), "the GPU Operator already runs the DRA driver (compute.gpuOperator.gpuCluster: true); a second install from the standalone chart conflicts")
+        yield r.DRIVER_ONCE.problem(("driver",), "the GPU Operator already runs the DRA driver (compute.gpuOperator.gpuCluster: true); a second install from the standalone chart conflicts")
     if config.driver == "gpuOperator" and not gpu_cluster:
-        yield r.DRIVER_ONCE.problem(("dra", "driver"), "the GPU Operator is not in GPUCluster mode (compute.gpuOperator.gpuCluster), so nothing would install the DRA driver")
+        yield r.DRIVER_ONCE.problem(("driver",), "the GPU Operator is not in GPUCluster mode (compute.gpuOperator.gpuCluster), so nothing would install the DRA driver")
 
 
 def _check_cel(path: tuple, expression: str) -> Iterator[Problem]:
@@ -245,4 +245,4 @@ def _check_placement(base: tuple, pool_name: str | None, gpus: int, config: Conf
 def _check_smoke_test(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:
     test = config.smoke_test
     if test.enabled and test.node_pool is not None and test.node_pool not in config.node_pools:
-        yield r.NODE_POOL.problem(("dra", "smokeTest", "nodePool"), f"node pool {test.node_pool!r} is not one of dra.nodePools")
+        yield r.NODE_POOL.problem(("smoke_test", "node_pool"), f"node pool {test.node_pool!r} is not one of dra.nodePools")

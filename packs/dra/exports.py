@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from strata.pack import CoreSpec, Facts
+from strata.pack import CoreSpec, Facts, SpecPath, spec_path
 
 from .config import Config
 
@@ -14,7 +14,7 @@ from .config import Config
 class Mount:
     """A pod of the dra pack that mounts a PersistentVolumeClaim by name."""
 
-    path: tuple[str | int, ...]  # spec path of the mount
+    path: SpecPath  # where the mount is written, for other packs' problems
     namespace: str  # where the pod runs
     claim: str
     mount_path: str
@@ -29,6 +29,6 @@ class DraFacts:
 def exports(spec: CoreSpec, config: Config, facts: Facts) -> DraFacts:
     namespaces = spec.team_namespaces
     return DraFacts(tuple(
-        Mount(("dra", "workloads", i, "volumes", j), namespaces.get(w.team, w.team), v.claim, v.mount_path, v.read_only)
+        Mount(spec_path("dra", "workloads", i, "volumes", j), namespaces.get(w.team, w.team), v.claim, v.mount_path, v.read_only)
         for i, w in enumerate(config.workloads) for j, v in enumerate(w.volumes)
     ))

@@ -12,7 +12,6 @@ from .config import Config, Placement
 from .context import HUB_NAMESPACE, active
 from .resources import fit_problem, gpu_problem, hub_bytes, toleration_dicts
 
-JARK = ("jark",)
 UNSTABLE_CLAIMS = {"name", "given_name", "family_name", "nickname", "display_name", "middle_name"}
 RAY_RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
 # Secret-bearing value names (lower case, without _ and -) and environment variable names.
@@ -70,7 +69,7 @@ def _check_quota(path: tuple, quota: Any, cpu: float, memory: float, gpus: int, 
 def _check_ray_quota(ray: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
     for i, c in enumerate(ray.clusters):
         quota = quotas.get(c.team)
-        path = JARK + ("kuberay", "clusters", i)
+        path = ("kuberay", "clusters", i)
         yield from _check_quota(path + ("head",), quota, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
         for j, g in enumerate(c.worker_groups):
             yield from _check_quota(path + ("workerGroups", j), quota, quantity(g.cpu), quantity(g.memory), g.gpus, f"a worker of group {g.name!r}")
@@ -79,7 +78,7 @@ def _check_ray_quota(ray: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
 def _check_dataflow_quota(flow: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
     if flow is not None:
         res = flow.resources
-        yield from _check_quota(JARK + ("argoWorkflows", "dataflow", "trainGpus"), quotas.get(flow.team),
+        yield from _check_quota(("argoWorkflows", "dataflow", "trainGpus"), quotas.get(flow.team),
                                 quantity(res.cpu), quantity(res.memory), flow.train_gpus, "the dataflow's train step")
 
 
@@ -155,7 +154,7 @@ def _get(values: dict[str, Any], *keys: str) -> Any:
 # --- JupyterHub -------------------------------------------------------------------------
 
 def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[str, Iterable[str]]) -> Iterator[Problem]:
-    base = JARK + ("jupyterhub",)
+    base = ("jupyterhub",)
     yield from _check_auth(base + ("auth",), hub.auth, env)
     yield from _check_image(base + ("image",), hub.image)
     for i, p in enumerate(hub.profiles):
@@ -183,7 +182,7 @@ def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[
 def _check_home_class(hub: Any, storage: Any) -> Iterator[Problem]:
     known = storage.class_names
     if hub.home.storage_class not in known:
-        yield r.UNKNOWN_STORAGE_CLASS.problem(JARK + ("jupyterhub", "home", "storageClass"), (
+        yield r.UNKNOWN_STORAGE_CLASS.problem(("jupyterhub", "home", "storageClass"), (
             f"no StorageClass {hub.home.storage_class!r}: the storage section makes {', '.join(known) or 'none'}; "
             "list a class the cluster already has under storage.existingClasses"))
 
@@ -230,7 +229,7 @@ def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Pro
 # --- Argo Workflows ---------------------------------------------------------------------
 
 def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], env: str) -> Iterator[Problem]:
-    base = JARK + ("argoWorkflows",)
+    base = ("argoWorkflows",)
     if "server" in argo.auth_modes and env != "dev":
         yield r.ARGO_AUTH_MODE.problem(base + ("authModes", argo.auth_modes.index("server")), f"auth mode server on a {env} cluster")
     if "sso" in argo.auth_modes and argo.sso is None:
@@ -278,7 +277,7 @@ def _check_dataflow(path: tuple, argo: Any, pools: dict[str, PoolFacts]) -> Iter
 # --- KubeRay ----------------------------------------------------------------------------
 
 def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str], claims: Mapping[str, Iterable[str]]) -> Iterator[Problem]:
-    base = JARK + ("kuberay",)
+    base = ("kuberay",)
     yield from _check_image(base + ("image",), ray.image)
     names = {c.name for c in ray.clusters}
     for i, c in enumerate(ray.clusters):
@@ -301,7 +300,7 @@ def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], t
         yield r.RAY_NAME_LENGTH.problem(path + ("name",), f"RayCluster name {c.name!r} has {len(c.name)} characters (at most 53)")
     if c.team not in teams:
         yield r.UNKNOWN_REFERENCE.problem(path + ("team",), f"no team is named {c.team!r}")
-    image, image_path = (c.image, path + ("image",)) if c.image else (ray.image, JARK + ("kuberay", "image"))
+    image, image_path = (c.image, path + ("image",)) if c.image else (ray.image, ("kuberay", "image"))
     yield from _check_image(path + ("image",), c.image)
     version = c.ray_version or ray.ray_version
     if c.authentication == "token" and tuple(int(x) for x in version.split(".")) < (2, 52, 0):

@@ -6,7 +6,7 @@ from typing import Any, Iterator
 
 from pydantic.alias_generators import to_camel
 
-from strata.pack import Facts, Problem
+from strata.pack import Facts, Problem, spec_path
 
 from . import kuberay, metrics
 from . import rules as r
@@ -14,37 +14,34 @@ from .config import Config
 from .context import gpu_operator, gpu_operator_runs_exporter, monitors, nvidia_pools
 from .selection import KINDS, Monitor, labels_for, why_not_selected
 
-BASE = ("observability",)
-
-
 def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     config = kuberay.resolve(facts, config)
     op = gpu_operator(facts)
     yield from _check_dcgm_source(spec, config, op)
     yield from _check_selection(spec, config, op)
     if config.thresholds.framebuffer_used_ratio > 1:
-        yield r.FRAMEBUFFER_RATIO_PERCENT.problem(BASE + ("thresholds", "framebufferUsedRatio"),
+        yield r.FRAMEBUFFER_RATIO_PERCENT.problem(("thresholds", "framebufferUsedRatio"),
                                                   f"{config.thresholds.framebuffer_used_ratio:g} is above 1; a ratio of 0.95 means 95 %")
     prom = config.prometheus
     if config.cluster_label is None and (prom.remote_write or prom.shared):
         where, what = (("prometheus", "remoteWrite"), "remote-writes to a store other clusters write to") if prom.remote_write else (
             ("prometheus", "shared"), "is shared by several clusters")
-        yield r.MULTI_CLUSTER_WITHOUT_LABEL.problem(BASE + where, f"the Prometheus {what}, but observability.clusterLabel is not set")
+        yield r.MULTI_CLUSTER_WITHOUT_LABEL.problem(where, f"the Prometheus {what}, but observability.clusterLabel is not set")
     for i, rule in enumerate(config.extra_rules):
-        yield from _check_expression(BASE + ("extraRules", i, "expr"), rule.expr, config)
+        yield from _check_expression(("extraRules", i, "expr"), rule.expr, config)
 
 
 def _check_dcgm_source(spec: Any, config: Config, op: Any) -> Iterator[Problem]:
     if not nvidia_pools(spec):
         return
-    exporter = ("compute", "gpuOperator", "dcgmExporter")
+    exporter = spec_path("compute", "gpu_operator", "dcgm_exporter")
     if config.dcgm_exporter.source == "chart":
         if gpu_operator_runs_exporter(spec, op):
-            yield r.DCGM_EXPORTER_TWICE.problem(BASE + ("dcgmExporter", "source"),
+            yield r.DCGM_EXPORTER_TWICE.problem(("dcgmExporter", "source"),
                                                 "the standalone dcgm-exporter chart runs beside the GPU Operator's exporter (compute.gpuOperator.dcgmExporter.enabled)")
         return
     if not op.enabled:
-        yield r.DCGM_EXPORTER_MISSING.problem(("compute", "gpuOperator", "enabled"), "dcgmExporter.source is gpuOperator but the GPU Operator is off")
+        yield r.DCGM_EXPORTER_MISSING.problem(spec_path("compute", "gpu_operator", "enabled"), "dcgmExporter.source is gpuOperator but the GPU Operator is off")
     elif not op.dcgm_exporter:
         yield r.DCGM_EXPORTER_MISSING.problem(exporter + ("enabled",), "dcgmExporter.source is gpuOperator but the operator's DCGM exporter is off")
     elif not op.dcgm_service_monitor:
@@ -56,10 +53,10 @@ def _blame(config: Config, monitor: Monitor, cause: str) -> tuple:
     """The spec path to point at: the user's override of the GPU Operator's labels, the
     Prometheus's watched namespaces, or its selector for this kind."""
     if cause == "labels" and monitor.name == "nvidia-dcgm-exporter":
-        return ("compute", "gpuOperator", "valuesOverrides", "dcgmExporter", "serviceMonitor", "additionalLabels")
+        return spec_path("compute", "gpu_operator", "values_overrides", "dcgmExporter", "serviceMonitor", "additionalLabels")
     if cause == "namespace":
-        return BASE + ("prometheus", "monitorNamespaces")
-    return BASE + ("prometheus", to_camel(KINDS[monitor.kind]))
+        return ("prometheus", "monitorNamespaces")
+    return ("prometheus", to_camel(KINDS[monitor.kind]))
 
 
 def _check_selection(spec: Any, config: Config, op: Any) -> Iterator[Problem]:

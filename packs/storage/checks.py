@@ -22,7 +22,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     for section in ("efs", "fsx"):
         part = getattr(config, section)
         if part is not None:
-            yield from identity_problems(r.CONTROLLER_IDENTITY, ("storage", section), part)
+            yield from identity_problems(r.CONTROLLER_IDENTITY, (section,), part)
     yield from _check_names(config)
     for source in all_sources(config):
         if source.kind == "class":
@@ -41,7 +41,7 @@ def _check_names(config: Config) -> Iterator[Problem]:
     for source in all_sources(config):
         first = seen.setdefault(source.item.name, source)
         if first is not source:
-            yield r.DUPLICATE_NAME.problem(source.path + ("name",), f"{source.item.name!r} is already the name of a {first.kind} under {'.'.join(map(str, first.path[:2]))}")
+            yield r.DUPLICATE_NAME.problem(source.path + ("name",), f"{source.item.name!r} is already the name of a {first.kind} under storage.{first.path[0]}")
 
 
 # --- StorageClasses ---------------------------------------------------------------------
@@ -219,7 +219,7 @@ def _check_claims(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     teams = spec.team_namespaces
     where_claims: dict[tuple[str, str], Any] = {}
     for i, claim in enumerate(config.claims):
-        path = ("storage", "claims", i)
+        path = ("claims", i)
         namespace = claim.namespace_in(spec)
         where_claims[(namespace, claim.name)] = claim
         if claim.team is not None and claim.team not in teams:

@@ -16,7 +16,7 @@ class Source:
 
     driver: str  # drivers.EFS | drivers.FSX | drivers.S3
     kind: Literal["class", "volume"]
-    path: tuple  # its spec path
+    path: tuple  # its path in the storage section
     item: Any  # StorageClass | EfsVolume | FsxVolume | S3Bucket
 
 
@@ -26,12 +26,12 @@ def all_sources(config: Config) -> Iterator[Source]:
         if part is None:
             continue
         for i, sc in enumerate(part.storage_classes):
-            yield Source(driver, "class", ("storage", section, "storageClasses", i), sc)
+            yield Source(driver, "class", (section, "storage_classes", i), sc)
         for i, volume in enumerate(part.volumes):
-            yield Source(driver, "volume", ("storage", section, "volumes", i), volume)
+            yield Source(driver, "volume", (section, "volumes", i), volume)
     if config.s3 is not None:
         for i, bucket in enumerate(config.s3.buckets):
-            yield Source(drivers.S3, "volume", ("storage", "s3", "buckets", i), bucket)
+            yield Source(drivers.S3, "volume", ("s3", "buckets", i), bucket)
 
 
 def sources_by_name(config: Config) -> dict[str, Source]:

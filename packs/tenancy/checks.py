@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Iterator
 
-from strata.pack import Facts, Problem, quantity
+from strata.pack import Facts, Problem, quantity, spec_path
 
 from . import rules as r
 from .config import Config
@@ -18,13 +18,13 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     if not spec.teams:
         return
     if config.pod_security.enforce == "privileged":
-        yield r.PRIVILEGED_NAMESPACE.problem(("tenancy", "podSecurity", "enforce"), "every team namespace would admit privileged Pods")
+        yield r.PRIVILEGED_NAMESPACE.problem(("pod_security", "enforce"), "every team namespace would admit privileged Pods")
     for i, team in enumerate(spec.teams):
         if not team.groups:
-            yield r.TEAM_WITHOUT_GROUPS.problem(("teams", i), f"team {team.name!r} has no groups")
+            yield r.TEAM_WITHOUT_GROUPS.problem(spec_path("teams", i), f"team {team.name!r} has no groups")
     for i, cidr in enumerate(config.ingress_cidrs):
         if ipaddress.ip_network(cidr, strict=False).prefixlen < WIDEST_INGRESS_PREFIX:
-            yield r.INGRESS_CIDR_TOO_WIDE.problem(("tenancy", "ingressCidrs", i), f"{cidr} is wider than a /{WIDEST_INGRESS_PREFIX}")
+            yield r.INGRESS_CIDR_TOO_WIDE.problem(("ingress_cidrs", i), f"{cidr} is wider than a /{WIDEST_INGRESS_PREFIX}")
     yield from _check_room_for_platform_claims(spec, facts)
 
 
@@ -39,9 +39,9 @@ def _check_room_for_platform_claims(spec: Any, facts: Facts) -> Iterator[Problem
             continue
         names = ", ".join(f"{c.name} ({c.size})" for c in ours)
         if quota.persistent_volume_claims is not None and len(ours) > quota.persistent_volume_claims:
-            yield r.QUOTA_BELOW_PLATFORM_CLAIMS.problem(("teams", i, "quota", "persistentVolumeClaims"), (
+            yield r.QUOTA_BELOW_PLATFORM_CLAIMS.problem(spec_path("teams", i, "quota", "persistent_volume_claims"), (
                 f"strata creates {len(ours)} claims in namespace {namespace} ({names}); the quota allows {quota.persistent_volume_claims}"))
         requested = sum(quantity(c.size) for c in ours)
         if quota.storage is not None and requested > quantity(quota.storage):
-            yield r.QUOTA_BELOW_PLATFORM_CLAIMS.problem(("teams", i, "quota", "storage"), (
+            yield r.QUOTA_BELOW_PLATFORM_CLAIMS.problem(spec_path("teams", i, "quota", "storage"), (
                 f"the claims strata creates in namespace {namespace} request {requested / 2**30:g}Gi ({names}); the quota allows {quota.storage}"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from strata.isolation import SHARED_LABEL, TEAM_LABEL
 from strata.packs.contract import LegacyField
 from strata.packs.facts import Facts
+from strata.packs.paths import SpecPath, spec_path
 from strata.problems import Problem, Severity
 from strata.render.inventory import Component, Inventory, Release
 from strata.rules import Rule
@@ -27,6 +28,8 @@ __all__ = [
     "StrictModel", "Rule", "Severity", "Problem", "LegacyField",
     # what the hooks receive from the packs a pack uses (pack.yaml `uses:`)
     "Facts",
+    # problem paths: a plain tuple is relative to the pack's section; spec_path() is from the root
+    "spec_path", "SpecPath",
     # constrained types and quantities
     "DnsLabel", "Duration", "LabelKey", "LabelValue", "NonNegativeInt", "PositiveInt", "Quantity", "quantity",
     # the core spec every hook receives (cluster, node pools, teams)

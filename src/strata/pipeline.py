@@ -14,6 +14,7 @@ from strata.output import secrets
 from strata.output import tree as output_tree
 from strata.output.lock import Lock, PreviousLock
 from strata.packs import facts as pack_facts
+from strata.packs import paths as pack_paths
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts
 from strata.packs.loader import discover
@@ -74,7 +75,8 @@ def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) ->
                 (pack.field_name,) if getattr(spec, pack.field_name, None) is not None else ("cluster", "kubernetesVersion"),
                 f"pack {pack.name} {pack.version} supports Kubernetes {low}-{high}, not {version}"))
         if pack.check:
-            problems.extend(pack.call("check", core, config, facts.for_pack(pack)))
+            found = pack.call("check", core, config, facts.for_pack(pack))
+            problems.extend(dataclasses.replace(p, path=pack_paths.resolve(p.path, pack.field_name, type(spec))) for p in found)
     return problems
 
 
