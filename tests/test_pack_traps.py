@@ -123,6 +123,17 @@ def test_reading_facts_of_a_pack_not_declared_in_uses_is_refused(install, tmp_pa
     assert "pack probe reads the facts of pack 'compute', but it declares no uses: add compute to uses in its pack.yaml" in output
 
 
+def test_facts_hold_exactly_the_used_packs(install, tmp_path):
+    install(manifest="uses: [compute, storage]\n", pack_py=with_hooks("""
+        def context(spec, config, facts):
+            seen = [list(facts), "compute" in facts, "jark" in facts, facts["compute"].gpu_operator.enabled, facts["storage"]]
+            return {"value": repr(seen)}
+        """))
+    code, output = render(tmp_path)
+    assert code == 0, output
+    assert "value: \"[['compute', 'storage'], True, False, True, None]\"" in (tmp_path / "out/probe/things/configmap-default-probe.yaml").read_text()
+
+
 def test_using_a_pack_that_is_not_installed_is_refused_with_a_suggestion(install):
     root = install(manifest="uses: [storag]\n")
     code, output = strata("packs", "list")
@@ -198,6 +209,12 @@ def test_a_public_helper_function_in_pack_py_is_refused(install):
     install(pack_py=with_hooks("def greet(name):\n    return name\n"))
     code, output = strata("packs", "list")
     assert code == 1 and "'greet' is not part of the pack contract (pack.py defines Config, RULES, LEGACY_FIELDS" in output
+
+
+def test_functions_pack_py_imports_are_not_taken_for_hooks(install, tmp_path):
+    install(pack_py="from dataclasses import dataclass, field\n" + with_hooks("def context(spec, config, facts):\n    return {'value': 'x'}\n"))
+    code, output = render(tmp_path)
+    assert code == 0, output
 
 
 def test_a_hook_with_the_wrong_arguments_is_refused(install):

@@ -41,7 +41,8 @@ def check_module(manifest: PackManifest, module: types.ModuleType, path: Path) -
             continue
         close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.7)
         suggestion = next((k for k in known if close and k.lower() == close[0]), None)
-        if inspect.isfunction(value) or suggestion:
+        own_function = inspect.isfunction(value) and value.__module__.startswith(module.__name__)  # not an import
+        if own_function or suggestion:
             hint = f"; did you mean {suggestion!r}?" if suggestion else ""
             raise PackError(f"{where}: {name!r} is not part of the pack contract{hint} "
                             f"(pack.py defines {', '.join(DECLARATIONS)} and the hooks {', '.join(HOOKS)}; "

@@ -49,6 +49,9 @@ class Facts(Mapping[str, Any]):
                             f"add {name} to uses in its pack.yaml")
         return self._exports.get(name)
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._uses
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._uses)
 
