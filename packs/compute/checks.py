@@ -64,9 +64,9 @@ def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, i
     if pool.disruption is not None:
         policy = pool.disruption.consolidation_policy
         if policy == "WhenUnderutilized":
-            yield r.CONSOLIDATION_POLICY.problem(path + ("disruption", "consolidationPolicy"), "WhenUnderutilized is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
+            yield r.CONSOLIDATION_POLICY.problem(path + ("disruption", "consolidation_policy"), "WhenUnderutilized is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
         elif policy not in V1_POLICIES:
-            yield r.CONSOLIDATION_POLICY.problem(path + ("disruption", "consolidationPolicy"), f"{policy!r} is not one of {', '.join(V1_POLICIES)}")
+            yield r.CONSOLIDATION_POLICY.problem(path + ("disruption", "consolidation_policy"), f"{policy!r} is not one of {', '.join(V1_POLICIES)}")
         if pool.disruption.consolidate_after is None:
             yield r.CONSOLIDATE_AFTER.problem(path + ("disruption",), "the disruption block has no consolidateAfter, which Karpenter v1 requires")
     for key in pool.labels:
@@ -98,7 +98,7 @@ def _check_gpu_claims(path: tuple, f: PoolFacts) -> Iterator[Problem]:
         yield r.UNKNOWN_ACCELERATOR.problem(path + ("gpu",), "none of " + ", ".join(f.pool.instance_families + f.pool.instance_types) + " is a GPU instance strata knows")
         return
     if claims.memory_mib is not None and claims.memory_mib < 1024:
-        yield r.GPU_MEMORY_UNITS.problem(path + ("gpu", "memoryMiB"), f"{claims.memory_mib} MiB per GPU looks like GiB; Karpenter's label is MiB per GPU (e.g. 81920)")
+        yield r.GPU_MEMORY_UNITS.problem(path + ("gpu", "memory_mib"), f"{claims.memory_mib} MiB per GPU looks like GiB; Karpenter's label is MiB per GPU (e.g. 81920)")
         return
     for field, attr in (("name", "name"), ("memoryMiB", "memory_mib"), ("count", "count")):
         wanted = getattr(claims, attr)
@@ -113,7 +113,7 @@ def _check_gpu_claims(path: tuple, f: PoolFacts) -> Iterator[Problem]:
 
 def _check_ami(path: tuple, f: PoolFacts, version: tuple[int, int]) -> Iterator[Problem]:
     family = f.ami_family
-    where = path + ("amiAlias",)
+    where = path + ("ami_alias",)
     if family == "al2":
         if version >= (1, 33):
             yield r.AMI_FAMILY.problem(where, "EKS publishes no AL2 AMIs for Kubernetes 1.33 and later (AL2 reached end of support on 2025-11-26); use al2023")
@@ -137,7 +137,7 @@ def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Prob
     base = ("gpu_operator",)
     if op.cluster_policy == op.gpu_cluster:
         state = "both on" if op.cluster_policy else "both off"
-        yield r.OPERATOR_MODES.problem(base + ("gpuCluster",), f"clusterPolicy and gpuCluster are {state}")
+        yield r.OPERATOR_MODES.problem(base + ("gpu_cluster",), f"clusterPolicy and gpuCluster are {state}")
     gpu_pools = [f for f in pools if f.nvidia]
     if not op.enabled or not gpu_pools:
         return
@@ -146,7 +146,7 @@ def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Prob
         if getattr(op, part) == "operator" and host_ami:
             yield r.DRIVER_ON_NVIDIA_AMI.problem(base + (part,), f"pools {', '.join(f.pool.name for f in host_ami)} use EKS NVIDIA AMIs, which ship the {part}")
     if op.device_plugin and any(f.ami_family == "bottlerocket" for f in gpu_pools):
-        yield r.DEVICE_PLUGIN_BOTTLEROCKET.problem(base + ("devicePlugin",), "Bottlerocket GPU pools already run the NVIDIA device plugin")
+        yield r.DEVICE_PLUGIN_BOTTLEROCKET.problem(base + ("device_plugin",), "Bottlerocket GPU pools already run the NVIDIA device plugin")
     for i, f in enumerate(pools):
         if not f.nvidia:
             continue

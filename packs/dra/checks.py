@@ -126,7 +126,7 @@ def _alternatives(template: ClaimTemplate, base: tuple) -> Iterator[tuple[tuple,
         if request.exactly is not None:
             yield base + ("requests", j, "exactly"), request.exactly
         for k, sub in enumerate(request.first_available):
-            yield base + ("requests", j, "firstAvailable", k), sub
+            yield base + ("requests", j, "first_available", k), sub
 
 
 def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Config, pools: dict[str, PoolFacts], classes: set[str],
@@ -134,7 +134,7 @@ def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Con
     gpus = {(t.gpu.name, t.gpu.memory_mib) for name in config.node_pools if name in pools for t in pools[name].instance_types if t.gpu}
     for path, request in _alternatives(template, base):
         if request.device_class_name not in classes:
-            yield r.DEVICE_CLASS.problem(path + ("deviceClassName",), f"no DeviceClass {request.device_class_name!r}: the driver installs {', '.join(sorted(dev.DRIVER_CLASSES))}")
+            yield r.DEVICE_CLASS.problem(path + ("device_class_name",), f"no DeviceClass {request.device_class_name!r}: the driver installs {', '.join(sorted(dev.DRIVER_CLASSES))}")
         if request.allocation_mode == "All" and request.count is not None:
             yield r.REQUEST_SHAPE.problem(path + ("count",), "count is only for allocationMode ExactCount; All takes every matching device")
         for k, expression in enumerate(request.selectors):
@@ -145,9 +145,9 @@ def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Con
         where = base + ("constraints", i)
         domain, _, name = constraint.match_attribute.partition("/")
         if not name or "." not in domain:
-            yield r.MATCH_ATTRIBUTE.problem(where + ("matchAttribute",), f"{constraint.match_attribute!r} is not qualified; write <domain>/<name>, e.g. {dev.GPU_DOMAIN}/parentUUID")
+            yield r.MATCH_ATTRIBUTE.problem(where + ("match_attribute",), f"{constraint.match_attribute!r} is not qualified; write <domain>/<name>, e.g. {dev.GPU_DOMAIN}/parentUUID")
         elif name not in dev.ATTRIBUTES.get(domain, ()):
-            yield r.MATCH_ATTRIBUTE.problem(where + ("matchAttribute",), f"{domain} publishes no attribute {name!r}")
+            yield r.MATCH_ATTRIBUTE.problem(where + ("match_attribute",), f"{domain} publishes no attribute {name!r}")
         yield from _unknown_requests(where, constraint.requests, names)
     if template.sharing is not None:
         yield from _check_sharing(base, template, op, config, names)
@@ -163,7 +163,7 @@ def _check_mig(path: tuple, k: int, request: DeviceRequest, profiles: list[str],
     where = path + ("selectors", k)
     for profile in profiles:
         if request.device_class_name == dev.GPU_CLASS:
-            yield r.MIG_PROFILE.problem(path + ("deviceClassName",), f"only MIG devices publish a profile; request {profile} instances from {dev.MIG_CLASS}")
+            yield r.MIG_PROFILE.problem(path + ("device_class_name",), f"only MIG devices publish a profile; request {profile} instances from {dev.MIG_CLASS}")
         if not dev.MIG_PROFILE.match(profile):
             yield r.MIG_PROFILE.problem(where, f"{profile!r} is not a MIG profile name: <compute slices>g.<memory>gb, e.g. 3g.40gb, which is ONE instance")
             continue
@@ -214,7 +214,7 @@ def _check_workload(base: tuple, workload: Workload, spec: Any, config: Config, 
         else:
             domain = domains.get(ref.compute_domain)
             if domain is None or team_namespace(spec, domain.team) != namespace:
-                yield r.CLAIM_REFERENCE.problem(where + ("computeDomain",), f"no ComputeDomain {ref.compute_domain!r} in namespace {namespace}")
+                yield r.CLAIM_REFERENCE.problem(where + ("compute_domain",), f"no ComputeDomain {ref.compute_domain!r} in namespace {namespace}")
     yield from _check_placement(base, workload.node_pool, gpus_claimed, config, pools)
 
 
@@ -233,13 +233,13 @@ def _check_placement(base: tuple, pool_name: str | None, gpus: int, config: Conf
         return
     pool = pools.get(pool_name)
     if pool is None or pool_name not in config.node_pools:
-        yield r.NODE_POOL.problem(base + ("nodePool",), f"node pool {pool_name!r} is not one of dra.nodePools")
+        yield r.NODE_POOL.problem(base + ("node_pool",), f"node pool {pool_name!r} is not one of dra.nodePools")
         return
     if pool.pool.replicas is not None:
         return  # static capacity: nodes exist before the pod
     small = sorted(t.name for t in pool.instance_types if t.gpu and t.gpu.count < gpus)
     if small:
-        yield r.KARPENTER_CLAIMS.problem(base + ("nodePool",), f"the pod claims {gpus} GPUs on one node, but Karpenter 1.14 ignores claims and may launch {', '.join(small[:3])} with fewer; narrow the pool's instance types or make it static")
+        yield r.KARPENTER_CLAIMS.problem(base + ("node_pool",), f"the pod claims {gpus} GPUs on one node, but Karpenter 1.14 ignores claims and may launch {', '.join(small[:3])} with fewer; narrow the pool's instance types or make it static")
 
 
 def _check_smoke_test(spec: Any, config: Config, pools: dict[str, PoolFacts]) -> Iterator[Problem]:

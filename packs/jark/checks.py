@@ -72,13 +72,13 @@ def _check_ray_quota(ray: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
         path = ("kuberay", "clusters", i)
         yield from _check_quota(path + ("head",), quota, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
         for j, g in enumerate(c.worker_groups):
-            yield from _check_quota(path + ("workerGroups", j), quota, quantity(g.cpu), quantity(g.memory), g.gpus, f"a worker of group {g.name!r}")
+            yield from _check_quota(path + ("worker_groups", j), quota, quantity(g.cpu), quantity(g.memory), g.gpus, f"a worker of group {g.name!r}")
 
 
 def _check_dataflow_quota(flow: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
     if flow is not None:
         res = flow.resources
-        yield from _check_quota(("argoWorkflows", "dataflow", "trainGpus"), quotas.get(flow.team),
+        yield from _check_quota(("argo_workflows", "dataflow", "train_gpus"), quotas.get(flow.team),
                                 quantity(res.cpu), quantity(res.memory), flow.train_gpus, "the dataflow's train step")
 
 
@@ -101,7 +101,7 @@ def _check_placement(path: tuple, placement: Placement, pools: dict[str, PoolFac
         return
     pool = pools.get(name)
     if pool is None:
-        yield r.UNKNOWN_REFERENCE.problem(path + ("nodePool",), f"no node pool is named {name!r}")
+        yield r.UNKNOWN_REFERENCE.problem(path + ("node_pool",), f"no node pool is named {name!r}")
         return
     if why := gpu_problem(pool, gpus):
         yield r.GPU_NOT_SCHEDULABLE.problem(path + ("gpus",), f"{what} requests {gpus} GPU(s) but {why}")
@@ -166,9 +166,9 @@ def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[
             where = path + ("image",) if p.image else path + ("gpus",)
             yield r.GPU_IMAGE_WITHOUT_CUDA.problem(where, f"profile {p.slug!r} holds {p.gpus} GPU(s) with image {image!r}: {why}")
     for i, v in enumerate(hub.shared_volumes):
-        yield from _check_claim(base + ("sharedVolumes", i, "claim"), v.claim, HUB_NAMESPACE, claims, f"JupyterHub shared volume {v.name!r}")
+        yield from _check_claim(base + ("shared_volumes", i, "claim"), v.claim, HUB_NAMESPACE, claims, f"JupyterHub shared volume {v.name!r}")
     overrides = hub.values_overrides
-    opath = base + ("valuesOverrides",)
+    opath = base + ("values_overrides",)
     yield from _check_secrets(opath, overrides)
     yield from _check_hub_overrides(opath, overrides)
     if hub.ingress is not None and _get(overrides, "proxy", "service", "type") == "LoadBalancer":
@@ -182,7 +182,7 @@ def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[
 def _check_home_class(hub: Any, storage: Any) -> Iterator[Problem]:
     known = storage.class_names
     if hub.home.storage_class not in known:
-        yield r.UNKNOWN_STORAGE_CLASS.problem(("jupyterhub", "home", "storageClass"), (
+        yield r.UNKNOWN_STORAGE_CLASS.problem(("jupyterhub", "home", "storage_class"), (
             f"no StorageClass {hub.home.storage_class!r}: the storage section makes {', '.join(known) or 'none'}; "
             "list a class the cluster already has under storage.existingClasses"))
 
@@ -197,13 +197,13 @@ def _check_auth(path: tuple, auth: Any, env: str) -> Iterator[Problem]:
         yield r.OAUTH_SETTINGS.problem(path + ("authenticator",), "authenticator oauth needs an oauth: block (URLs, client Secret, allow lists)")
         return
     if o.userdata_url and o.userdata_from_id_token:
-        yield r.OAUTH_SETTINGS.problem(path + ("oauth", "userdataFromIdToken"), "set userdataUrl or userdataFromIdToken, not both (OAuthenticator refuses to start)")
+        yield r.OAUTH_SETTINGS.problem(path + ("oauth", "userdata_from_id_token"), "set userdataUrl or userdataFromIdToken, not both (OAuthenticator refuses to start)")
     elif not o.userdata_url and not o.userdata_from_id_token:
         yield r.OAUTH_SETTINGS.problem(path + ("oauth",), "set userdataUrl, or userdataFromIdToken: true")
     if not o.allowed_users and not o.allowed_groups:
         yield r.NO_ALLOW_RULE.problem(path + ("oauth",), "no allowedUsers and no allowedGroups: nobody can sign in")
     if o.username_claim in UNSTABLE_CLAIMS:
-        yield r.UNSTABLE_USERNAME_CLAIM.problem(path + ("oauth", "usernameClaim"), f"{o.username_claim!r} is a display name, not an identifier")
+        yield r.UNSTABLE_USERNAME_CLAIM.problem(path + ("oauth", "username_claim"), f"{o.username_claim!r} is a display name, not an identifier")
 
 
 def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Problem]:
@@ -229,22 +229,22 @@ def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Pro
 # --- Argo Workflows ---------------------------------------------------------------------
 
 def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], env: str) -> Iterator[Problem]:
-    base = ("argoWorkflows",)
+    base = ("argo_workflows",)
     if "server" in argo.auth_modes and env != "dev":
-        yield r.ARGO_AUTH_MODE.problem(base + ("authModes", argo.auth_modes.index("server")), f"auth mode server on a {env} cluster")
+        yield r.ARGO_AUTH_MODE.problem(base + ("auth_modes", argo.auth_modes.index("server")), f"auth mode server on a {env} cluster")
     if "sso" in argo.auth_modes and argo.sso is None:
-        yield r.ARGO_AUTH_MODE.problem(base + ("authModes", argo.auth_modes.index("sso")), "auth mode sso needs jark.argoWorkflows.sso")
+        yield r.ARGO_AUTH_MODE.problem(base + ("auth_modes", argo.auth_modes.index("sso")), "auth mode sso needs jark.argoWorkflows.sso")
     for i, team in enumerate(argo.teams):
         if team.name not in teams:
             yield r.UNKNOWN_REFERENCE.problem(base + ("teams", i, "name"), f"no team is named {team.name!r}")
         if argo.identity == "irsa" and not team.role_arn:
             yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i), f"identity irsa: team {team.name!r} has no roleArn, so its workflows cannot reach the artifact bucket")
         if argo.identity == "podIdentity" and team.role_arn:
-            yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i, "roleArn"), "with podIdentity the role comes from the Pod Identity association; drop roleArn or use identity: irsa")
+            yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i, "role_arn"), "with podIdentity the role comes from the Pod Identity association; drop roleArn or use identity: irsa")
     if argo.dataflow is not None:
         yield from _check_dataflow(base + ("dataflow",), argo, pools)
     overrides = argo.values_overrides
-    opath = base + ("valuesOverrides",)
+    opath = base + ("values_overrides",)
     yield from _check_secrets(opath, overrides)
     for keys, advice in ((("server", "authMode"), "deprecated; use jark.argoWorkflows.authModes"),
                          (("workflow", "namespace"), "deprecated; workflow runners come from jark.argoWorkflows.teams")):
@@ -262,16 +262,16 @@ def _check_dataflow(path: tuple, argo: Any, pools: dict[str, PoolFacts]) -> Iter
     if flow.team not in {t.name for t in argo.teams}:
         yield r.UNKNOWN_REFERENCE.problem(path + ("team",), f"team {flow.team!r} has no workflow runner; add it to jark.argoWorkflows.teams")
     yield from _check_image(path + ("image",), flow.image)
-    yield from _check_image(path + ("trainImage",), flow.train_image)
+    yield from _check_image(path + ("train_image",), flow.train_image)
     res = flow.resources
     placement = flow.train
     train_path = path + ("train",)
     for problem in _check_placement(train_path, placement, pools, quantity(res.cpu), quantity(res.memory), flow.train_gpus, "the dataflow's train step"):
         # The GPU count lives beside the placement, as trainGpus.
-        yield problem if problem.path[-1] != "gpus" else r.GPU_NOT_SCHEDULABLE.problem(path + ("trainGpus",), problem.message)
+        yield problem if problem.path[-1] != "gpus" else r.GPU_NOT_SCHEDULABLE.problem(path + ("train_gpus",), problem.message)
     image = flow.train_image or flow.image
     if flow.train_gpus and (why := images.without_cuda(image)):
-        yield r.GPU_IMAGE_WITHOUT_CUDA.problem(path + ("trainImage" if flow.train_image else "trainGpus",), f"the train step holds GPUs with image {image!r}: {why}")
+        yield r.GPU_IMAGE_WITHOUT_CUDA.problem(path + ("train_image" if flow.train_image else "train_gpus",), f"the train step holds GPUs with image {image!r}: {why}")
 
 
 # --- KubeRay ----------------------------------------------------------------------------
@@ -288,7 +288,7 @@ def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str], cla
             yield r.RAY_NAME_LENGTH.problem(path + ("name",), f"RayJob name {job.name!r} has {len(job.name)} characters (at most 47)")
         if job.cluster not in names:
             yield r.UNKNOWN_REFERENCE.problem(path + ("cluster",), f"no Ray cluster is named {job.cluster!r}")
-    opath = base + ("valuesOverrides",)
+    opath = base + ("values_overrides",)
     yield from _check_secrets(opath, ray.values_overrides)
     if _get(ray.values_overrides, "batchScheduler", "enabled") is not None:
         yield r.DEPRECATED_CHART_VALUE.problem(opath + ("batchScheduler", "enabled"), "batchScheduler.enabled is deprecated in kuberay-operator 1.7; set batchScheduler.name")
@@ -315,17 +315,17 @@ def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], t
     for key in ("num-cpus", "num-gpus"):
         value = c.head.ray_start_params.get(key)
         if value is not None and str(value) != "0":
-            yield r.RAY_HEAD_TAKES_WORK.problem(head + ("rayStartParams", key), f"{key}: {value!r} lets Ray schedule work on the head")
-    yield from _check_params(head + ("rayStartParams",), c.head.ray_start_params, worker=False)
+            yield r.RAY_HEAD_TAKES_WORK.problem(head + ("ray_start_params", key), f"{key}: {value!r} lets Ray schedule work on the head")
+    yield from _check_params(head + ("ray_start_params",), c.head.ray_start_params, worker=False)
     yield from _check_placement(head, c.head, pools, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
     namespace = teams.get(c.team, c.team)
     for i, v in enumerate(c.volumes):
         yield from _check_claim(path + ("volumes", i, "claim"), v.claim, namespace, claims, f"Ray cluster {c.name!r}")
     for i, g in enumerate(c.worker_groups):
-        where = path + ("workerGroups", i)
+        where = path + ("worker_groups", i)
         if g.min_replicas > g.max_replicas:
-            yield r.RAY_REPLICAS.problem(where + ("minReplicas",), f"minReplicas {g.min_replicas} > maxReplicas {g.max_replicas}")
-        yield from _check_params(where + ("rayStartParams",), g.ray_start_params, worker=True)
+            yield r.RAY_REPLICAS.problem(where + ("min_replicas",), f"minReplicas {g.min_replicas} > maxReplicas {g.max_replicas}")
+        yield from _check_params(where + ("ray_start_params",), g.ray_start_params, worker=True)
         yield from _check_placement(where, g, pools, quantity(g.cpu), quantity(g.memory), g.gpus, f"worker group {g.name!r} of {c.name!r}")
         if g.gpus and (why := images.without_cuda(image)):
             yield r.GPU_IMAGE_WITHOUT_CUDA.problem(image_path, f"worker group {g.name!r} of {c.name!r} holds GPUs with image {image!r}: {why}")

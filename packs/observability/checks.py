@@ -1,10 +1,9 @@
-"""Observability policy checks. Each yields problems with the spec path of the offending value."""
+"""Observability policy checks. Each yields problems at the path of the offending value, relative
+to the observability section (spec_path for values elsewhere)."""
 
 from __future__ import annotations
 
 from typing import Any, Iterator
-
-from pydantic.alias_generators import to_camel
 
 from strata.pack import Facts, Problem, spec_path
 
@@ -20,15 +19,15 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     yield from _check_dcgm_source(spec, config, op)
     yield from _check_selection(spec, config, op)
     if config.thresholds.framebuffer_used_ratio > 1:
-        yield r.FRAMEBUFFER_RATIO_PERCENT.problem(("thresholds", "framebufferUsedRatio"),
+        yield r.FRAMEBUFFER_RATIO_PERCENT.problem(("thresholds", "framebuffer_used_ratio"),
                                                   f"{config.thresholds.framebuffer_used_ratio:g} is above 1; a ratio of 0.95 means 95 %")
     prom = config.prometheus
     if config.cluster_label is None and (prom.remote_write or prom.shared):
-        where, what = (("prometheus", "remoteWrite"), "remote-writes to a store other clusters write to") if prom.remote_write else (
+        where, what = (("prometheus", "remote_write"), "remote-writes to a store other clusters write to") if prom.remote_write else (
             ("prometheus", "shared"), "is shared by several clusters")
         yield r.MULTI_CLUSTER_WITHOUT_LABEL.problem(where, f"the Prometheus {what}, but observability.clusterLabel is not set")
     for i, rule in enumerate(config.extra_rules):
-        yield from _check_expression(("extraRules", i, "expr"), rule.expr, config)
+        yield from _check_expression(("extra_rules", i, "expr"), rule.expr, config)
 
 
 def _check_dcgm_source(spec: Any, config: Config, op: Any) -> Iterator[Problem]:
@@ -37,7 +36,7 @@ def _check_dcgm_source(spec: Any, config: Config, op: Any) -> Iterator[Problem]:
     exporter = spec_path("compute", "gpu_operator", "dcgm_exporter")
     if config.dcgm_exporter.source == "chart":
         if gpu_operator_runs_exporter(spec, op):
-            yield r.DCGM_EXPORTER_TWICE.problem(("dcgmExporter", "source"),
+            yield r.DCGM_EXPORTER_TWICE.problem(("dcgm_exporter", "source"),
                                                 "the standalone dcgm-exporter chart runs beside the GPU Operator's exporter (compute.gpuOperator.dcgmExporter.enabled)")
         return
     if not op.enabled:
@@ -45,7 +44,7 @@ def _check_dcgm_source(spec: Any, config: Config, op: Any) -> Iterator[Problem]:
     elif not op.dcgm_exporter:
         yield r.DCGM_EXPORTER_MISSING.problem(exporter + ("enabled",), "dcgmExporter.source is gpuOperator but the operator's DCGM exporter is off")
     elif not op.dcgm_service_monitor:
-        yield r.DCGM_EXPORTER_MISSING.problem(exporter + ("serviceMonitor",),
+        yield r.DCGM_EXPORTER_MISSING.problem(exporter + ("service_monitor",),
                                               "the GPU Operator's exporter runs but its ServiceMonitor is off, so nothing scrapes it")
 
 
@@ -55,8 +54,8 @@ def _blame(config: Config, monitor: Monitor, cause: str) -> tuple:
     if cause == "labels" and monitor.name == "nvidia-dcgm-exporter":
         return spec_path("compute", "gpu_operator", "values_overrides", "dcgmExporter", "serviceMonitor", "additionalLabels")
     if cause == "namespace":
-        return ("prometheus", "monitorNamespaces")
-    return ("prometheus", to_camel(KINDS[monitor.kind]))
+        return ("prometheus", "monitor_namespaces")
+    return ("prometheus", KINDS[monitor.kind])
 
 
 def _check_selection(spec: Any, config: Config, op: Any) -> Iterator[Problem]:

@@ -32,7 +32,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         elif source.driver == d.S3:
             yield from _check_bucket(source)
         elif source.item.mount_name == "fsx":
-            yield r.FSX_MOUNT_NAME.problem(source.path + ("mountName",), "'fsx' is not this file system's mount name; copy LustreConfiguration.MountName from describe-file-systems")
+            yield r.FSX_MOUNT_NAME.problem(source.path + ("mount_name",), "'fsx' is not this file system's mount name; copy LustreConfiguration.MountName from describe-file-systems")
     yield from _check_claims(spec, config, facts)
 
 
@@ -183,7 +183,7 @@ def _check_fsx_class(base: tuple, p: dict[str, str]) -> Iterator[Problem]:
 
 def _check_efs_volume(source: Source) -> Iterator[Problem]:
     for key, value in source.item.volume_attributes.items():
-        where = source.path + ("volumeAttributes", key)
+        where = source.path + ("volume_attributes", key)
         if key == "az":
             yield r.EFS_STATIC_VOLUME.problem(where, "a static EFS PV has no az attribute (az is a StorageClass parameter for cross-account mount targets)")
         elif key not in d.EFS_VOLUME_ATTRIBUTES:
@@ -198,7 +198,7 @@ def _check_bucket(source: Source) -> Iterator[Problem]:
         field = "allowDelete" if bucket.allow_delete else "allowOverwrite"
         yield r.S3_MOUNT_OPTIONS.problem(source.path + (field,), f"{field} contradicts readOnly (the default); set readOnly: false for a writable mount")
     for i, option in enumerate(bucket.mount_options):
-        where = source.path + ("mountOptions", i)
+        where = source.path + ("mount_options", i)
         flag = option.lstrip("-").split("=", 1)[0].split(" ", 1)[0]
         if option.startswith("-o") or flag == "o":
             yield r.S3_MOUNT_OPTIONS.problem(where, "Mountpoint refuses -o mount flags; write the flag itself, e.g. allow-other")
@@ -244,7 +244,7 @@ def _check_claims(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         claim = where_claims.get((mount.namespace, mount.claim))
         source = resolve(claim, sources) if claim is not None else None
         if source is not None and source.driver == d.S3 and POSIX_MOUNT_PATH.search(mount.mount_path):
-            yield r.S3_POSIX.problem(mount.path + ("mountPath",), f"{mount.mount_path} is backed by S3 (claim {mount.claim}); Mountpoint cannot rename, append or chmod")
+            yield r.S3_POSIX.problem(mount.path + ("mount_path",), f"{mount.mount_path} is backed by S3 (claim {mount.claim}); Mountpoint cannot rename, append or chmod")
 
 
 def _check_claim_fit(path: tuple, claim: Any, source: Source) -> Iterator[Problem]:
@@ -256,7 +256,7 @@ def _check_claim_fit(path: tuple, claim: Any, source: Source) -> Iterator[Proble
         bucket: S3Bucket = source.item
         wanted = "ReadOnlyMany" if bucket.read_only else "ReadWriteMany"
         if claim.access_mode is not None and claim.access_mode != wanted:
-            yield r.ACCESS_MODE.problem(path + ("accessMode",), f"bucket {bucket.name} is {'read-only' if bucket.read_only else 'writable'}: Mountpoint claims use {wanted}")
+            yield r.ACCESS_MODE.problem(path + ("access_mode",), f"bucket {bucket.name} is {'read-only' if bucket.read_only else 'writable'}: Mountpoint claims use {wanted}")
 
 
 def _check_fsx_size(path: tuple, claim: Any, sc: StorageClass) -> Iterator[Problem]:
