@@ -157,6 +157,12 @@ def test_a_cycle_through_uses_and_requires_is_refused(tmp_path):
     assert error.value.exit_code == 1
 
 
+def test_the_cli_refuses_a_cycle_with_exit_1(install):
+    install(manifest="uses: [probe]\n", pack_py=with_hooks("def exports(spec, config, facts):\n    return None\n"))
+    code, output = strata("packs", "list")
+    assert code == 1 and "packs depend on each other in a cycle (probe -> probe)" in output
+
+
 def test_exports_are_computed_once_per_spec_in_dependency_order(tmp_path):
     calls = tmp_path / "calls"
     exporter = with_hooks(f"""
