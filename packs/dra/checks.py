@@ -76,7 +76,7 @@ def _check_team_quotas(spec: Any, config: Config) -> Iterator[Problem]:
                     claims += pods
                     for c, n in q.claim_charge(claim_spec(template)).items():
                         devices[c] = devices.get(c, 0) + pods * n
-            path = ("dra", "workloads", j)
+            path = ("workloads", j)
             surge = f" ({pods} Pods during a rolling update)" if pods != w.replicas else ""
             for c in sorted(devices):
                 if c in classes and devices[c] > cap >= before.get(c, 0):

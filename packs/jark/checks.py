@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Iterator, Mapping
 
-from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, mount_problem, quantity
+from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, mount_problem, quantity, spec_path
 
 from . import images, rules as r
 from .config import Config, Placement
@@ -52,7 +52,7 @@ def _check_team_groups(spec: Any) -> Iterator[Problem]:
     for i, team in enumerate(spec.teams):
         for j, group in enumerate(team.groups):
             if group in owner and owner[group] != team.name:
-                yield r.TEAM_GROUPS_OVERLAP.problem(("teams", i, "groups", j), f"group {group!r} is also listed by team {owner[group]!r}")
+                yield r.TEAM_GROUPS_OVERLAP.problem(spec_path("teams", i, "groups", j), f"group {group!r} is also listed by team {owner[group]!r}")
             owner.setdefault(group, team.name)
 
 
