@@ -1,20 +1,35 @@
-"""Render benchmark: strata's render engine against Helm's template engine on the same objects.
+"""Scale benchmark: strata as whole processes, side by side with `helm template` (and Kapitan
+when present) producing the same objects, at 250, 500, 1,000 and 2,000 teams.
 
-Two workloads, each rendered by strata (spec load + checks + render + output tree, in memory,
-no validation) and by `helm template` from a generated chart producing the same objects:
-  pools: N node pools (a Karpenter NodePool + EC2NodeClass each), templated by both engines;
-  teams: a platform with N teams (namespace, quota, limits, RBAC, network policies each); Helm
-         emits the objects strata rendered from values with toYaml, its lightest possible work.
-and, for the teams workload, by Kapitan (`kapitan compile` of a target whose inventory holds
-the same objects and whose Jinja2 template prints them), when a `kapitan` executable is given
-with --kapitan or found on PATH (Kapitan is not a dependency: install it in its own venv).
-Prints wall times (best of --repeat runs) and ratios. Run: python benchmarks/render_bench.py
+For each size it builds the teams workload (a platform with N teams: namespace, quota,
+limits, RBAC and network policies each, plus two node pools) in a fresh directory (on tmpfs
+when /dev/shm exists) and times, median of --repeat runs, each a separate process:
+
+  cold         strata render --no-validate into an empty directory
+  helm         helm template of a chart that emits the very objects strata rendered (toYaml,
+               Helm's lightest possible work)
+  check        strata render --check on the unchanged tree strata wrote (validated)
+  incremental  strata render --no-validate after one team's quota changed
+  validate     strata validate of the tree
+  kubeconform  kubeconform alone over the tree's objects, with the flags strata passes it
+
+It prints time per object of the cold render (it must stay flat within 20 % across sizes)
+and the ratios cold/helm, check/cold, incremental/cold and validate/kubeconform with pass or
+fail against the targets of issue 13 (judged at 1,000 teams). Ratios, not absolute times, are
+the result: they compare against tools run on the same machine in the same minute.
+Optional: --pools N adds the node-pool workload (N NodePools + EC2NodeClasses templated by
+both engines); --kapitan PATH (or kapitan on PATH) adds `kapitan compile` of the same objects.
+
+Run: .venv/bin/python benchmarks/render_bench.py   (needs .tools/bin and a schema store:
+STRATA_SCHEMA_STORE, imported with `strata schemas import --pack-crds ../shared/reference/crds`)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,12 +38,23 @@ from pathlib import Path
 
 import yaml
 
-from strata import pipeline, tools
+from strata import tools
+from strata.validate import kubeconform, schema_store
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 FAMILIES = [["g6e", "g6"], ["p5"], ["m7i", "c7i"], ["g5"]]
+SIZES = (250, 500, 1000, 2000)
+JUDGED = 1000  # the size the ratio targets are judged at
+TARGETS = {  # ratio: (maximum, what it compares)
+    "cold/helm": (0.5, "cold render vs helm template of the same objects"),
+    "check/cold": (0.25, "render --check of an unchanged tree vs cold render"),
+    "incremental/cold": (0.4, "re-render after one team changed vs cold render"),
+    "validate/kubeconform": (3.0, "strata validate vs kubeconform alone"),
+}
+FLATNESS = 1.2  # largest / smallest cold time per object
 
 
-def spec_text(pools: int) -> bytes:
+def spec_doc(pools: int) -> dict:
     node_pools = []
     for i in range(pools):
         families = FAMILIES[i % len(FAMILIES)]
@@ -40,8 +66,19 @@ def spec_text(pools: int) -> bytes:
             pool["taints"] = [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
             pool["limits"] = {"gpus": 8}
         node_pools.append(pool)
-    doc = {"apiVersion": "strata.dev/v1alpha1", "kind": "Platform",
-           "cluster": {"name": "bench", "region": "us-east-1", "kubernetesVersion": "1.36"}, "nodePools": node_pools}
+    return {"apiVersion": "strata.dev/v1alpha1", "kind": "Platform",
+            "cluster": {"name": "bench", "region": "us-east-1", "kubernetesVersion": "1.36"}, "nodePools": node_pools}
+
+
+def spec_text(pools: int) -> bytes:
+    return yaml.safe_dump(spec_doc(pools), sort_keys=False).encode()
+
+
+def teams_spec_text(teams: int, changed_team: int | None = None, cpu: str = "64") -> bytes:
+    """The teams workload; ``changed_team`` gets ``cpu`` as its quota (the incremental edit)."""
+    doc = spec_doc(2)
+    doc["teams"] = [{"name": f"team-{i}", "groups": [f"team-{i}-engineers"],
+                     "quota": {"cpu": cpu if i == changed_team else "64", "memory": "256Gi", "gpus": 4}} for i in range(teams)]
     return yaml.safe_dump(doc, sort_keys=False).encode()
 
 
@@ -87,53 +124,11 @@ spec:
   metadataOptions: {httpEndpoint: enabled, httpTokens: required, httpPutResponseHopLimit: 1}
 {{- end }}
 """
-
-
-def teams_spec_text(teams: int) -> bytes:
-    doc = yaml.safe_load(spec_text(2))
-    doc["teams"] = [{"name": f"team-{i}", "groups": [f"team-{i}-engineers"],
-                     "quota": {"cpu": "64", "memory": "256Gi", "gpus": 4}} for i in range(teams)]
-    return yaml.safe_dump(doc, sort_keys=False).encode()
-
-
 HELM_OBJECTS = """{{- range .Values.objects }}
 ---
 {{ toYaml . }}
 {{- end }}
 """
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def strata_render(text: bytes) -> dict[str, bytes]:
-    loaded = pipeline.load([("bench.yaml", text)])
-    assert not [p for p in loaded.problems if p.is_error], loaded.problems[:3]
-    tree, problems = pipeline.render(loaded)
-    assert not problems
-    return tree
-
-
-def helm_template(chart_templates: dict[str, str], values: dict, repeat: int) -> float:
-    with tempfile.TemporaryDirectory() as tmp:
-        chart = Path(tmp) / "bench"
-        (chart / "templates").mkdir(parents=True)
-        (chart / "Chart.yaml").write_text("apiVersion: v2\nname: bench\nversion: 0.1.0\n")
-        for name, text in chart_templates.items():
-            (chart / "templates" / name).write_text(text)
-        values_file = Path(tmp) / "values.yaml"
-        values_file.write_text(yaml.safe_dump(values))
-        helm = str(tools.find("helm"))
-        run = lambda: subprocess.run([helm, "template", "bench", str(chart), "-f", str(values_file)], check=True, capture_output=True)  # noqa: E731
-        return best(run, repeat)
-
-
 KAPITAN_TEMPLATE = """{% for obj in inventory.parameters.objects %}
 ---
 {{ obj | yaml }}
@@ -141,52 +136,169 @@ KAPITAN_TEMPLATE = """{% for obj in inventory.parameters.objects %}
 """
 
 
-def kapitan_compile(kapitan: str, objects: list, repeat: int) -> float:
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "templates").mkdir()
-        (root / "templates" / "objects.yaml").write_text(KAPITAN_TEMPLATE)
-        (root / "inventory" / "targets").mkdir(parents=True)
-        (root / "inventory" / "classes").mkdir()  # Kapitan refuses an inventory without it
-        target = {"parameters": {"objects": objects, "kapitan": {
-            "vars": {"target": "bench"},
-            "compile": [{"output_path": "manifests", "input_type": "jinja2", "input_paths": ["templates/objects.yaml"]}]}}}
-        (root / "inventory" / "targets" / "bench.yml").write_text(yaml.safe_dump(target))
-        run = lambda: subprocess.run([kapitan, "compile", "-t", "bench"], cwd=root, check=True, capture_output=True)  # noqa: E731
-        return best(run, repeat)
+def strata_command() -> list[str]:
+    script = Path(sys.executable).with_name("strata")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "strata"]
+
+
+def run(args: list[str], *, cwd: Path | None = None, ok: tuple[int, ...] = (0,)) -> None:
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False)
+    if proc.returncode not in ok:
+        raise SystemExit(f"{' '.join(args[:4])} ... failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+
+
+def median_time(fn, repeat: int, before=None) -> float:
+    """Median wall time of ``fn()``; ``before()`` runs untimed ahead of each run."""
+    times = []
+    for i in range(repeat):
+        if before:
+            before(i)
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def helm_chart(root: Path, templates: dict[str, str], values: dict) -> list[str]:
+    chart = root / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: bench\nversion: 0.1.0\n")
+    for name, text in templates.items():
+        (chart / "templates" / name).write_text(text)
+    values_file = root / "values.yaml"
+    values_file.write_text(yaml.safe_dump(values))
+    return [str(tools.find("helm")), "template", "bench", str(chart), "-f", str(values_file)]
+
+
+def kapitan_compile(kapitan: str, objects: list, root: Path, repeat: int) -> float:
+    (root / "templates").mkdir(parents=True)
+    (root / "templates" / "objects.yaml").write_text(KAPITAN_TEMPLATE)
+    (root / "inventory" / "targets").mkdir(parents=True)
+    (root / "inventory" / "classes").mkdir()  # Kapitan refuses an inventory without it
+    target = {"parameters": {"objects": objects, "kapitan": {
+        "vars": {"target": "bench"},
+        "compile": [{"output_path": "manifests", "input_type": "jinja2", "input_paths": ["templates/objects.yaml"]}]}}}
+    (root / "inventory" / "targets" / "bench.yml").write_text(yaml.safe_dump(target))
+    return median_time(lambda: run([kapitan, "compile", "-t", "bench"], cwd=root), repeat)
+
+
+def object_files(out: Path) -> list[str]:
+    """The tree's Kubernetes objects, as strata validate sees them (not kustomizations, Helm values, the lock)."""
+    from strata import pipeline
+    from strata.output import lock
+
+    previous = lock.read(out)
+    assert previous is not None
+    return pipeline.manifest_files(previous.files)
+
+
+def measure(teams: int, work: Path, repeat: int, store: Path, kapitan: str | None) -> dict[str, float]:
+    strata = strata_command()
+    spec = work / "spec.yaml"
+    spec.write_bytes(teams_spec_text(teams))
+    out = work / "out"
+    results: dict[str, float] = {}
+
+    def fresh(_: int) -> None:
+        shutil.rmtree(work / "cold", ignore_errors=True)
+
+    results["cold"] = median_time(lambda: run([*strata, "render", "-f", str(spec), "-o", str(work / "cold"), "--no-validate"]),
+                                  repeat, fresh)
+    run([*strata, "render", "-f", str(spec), "-o", str(out)])  # validated, as a user writes it
+    files = object_files(out)
+    results["objects"] = len(files)
+    objects = [yaml.load((out / f).read_bytes(), Loader=_Loader) for f in files]
+
+    helm = helm_chart(work / "helm", {"objects.yaml": HELM_OBJECTS}, {"objects": objects})
+    results["helm"] = median_time(lambda: run(helm), repeat)
+    results["check"] = median_time(lambda: run([*strata, "render", "-f", str(spec), "-o", str(out), "--check"]), repeat)
+
+    # One team's quota changes each run (alternating values, so every run has a change to write).
+    edited = work / "edited.yaml"
+
+    def edit(i: int) -> None:
+        edited.write_bytes(teams_spec_text(teams, changed_team=7, cpu=str(100 + i)))
+
+    results["incremental"] = median_time(
+        lambda: run([*strata, "render", "-f", str(edited), "-o", str(out), "--no-validate"]), repeat, edit)
+    run([*strata, "render", "-f", str(spec), "-o", str(out)])  # back to the spec, validated
+    results["validate"] = median_time(lambda: run([*strata, "validate", str(out)]), repeat)
+    conform = [str(tools.find("kubeconform")), *kubeconform.arguments("1.36", store), *files]
+    results["kubeconform"] = median_time(lambda: run(conform, cwd=out), repeat)
+    if kapitan:
+        results["kapitan"] = kapitan_compile(kapitan, objects, work / "kapitan", repeat)
+    return results
+
+
+def pools_workload(pools: int, work: Path, repeat: int) -> tuple[float, float]:
+    spec = work / "pools.yaml"
+    spec.write_bytes(spec_text(pools))
+
+    def fresh(_: int) -> None:
+        shutil.rmtree(work / "pools-out", ignore_errors=True)
+
+    strata_s = median_time(lambda: run([*strata_command(), "render", "-f", str(spec), "-o", str(work / "pools-out"), "--no-validate"]),
+                           repeat, fresh)
+    helm = helm_chart(work / "pools-helm", {"nodepool.yaml": HELM_NODEPOOL, "ec2nodeclass.yaml": HELM_NODECLASS},
+                      {"pools": spec_doc(pools)["nodePools"]})
+    return strata_s, median_time(lambda: run(helm), repeat)
+
+
+def verdict(ok: bool) -> str:
+    return "pass" if ok else "FAIL"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pools", type=int, default=3000, help="node pools (objects = 2 x pools)")
-    parser.add_argument("--teams", type=int, default=1000, help="teams of the platform workload")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--teams", default=",".join(map(str, SIZES)), help="comma-separated team counts")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (the median counts)")
+    parser.add_argument("--pools", type=int, default=0, help="also the node-pool workload with this many pools")
     parser.add_argument("--kapitan", default=shutil.which("kapitan"), help="a kapitan executable (default: on PATH)")
+    parser.add_argument("--workdir", type=Path, default=Path("/dev/shm") if Path("/dev/shm").is_dir() else None,
+                        help="where the trees are written (default: /dev/shm, a tmpfs, when present)")
     args = parser.parse_args()
+    sizes = [int(s) for s in args.teams.split(",")]
+    store = schema_store.default_store()
+    print(f"strata benchmark: teams {sizes}, median of {args.repeat}, {os.cpu_count()} cores, trees in {args.workdir or tempfile.gettempdir()}")
 
-    pools = spec_text(args.pools)
-    strata_s = best(lambda: strata_render(pools), args.repeat)
-    helm_s = helm_template({"nodepool.yaml": HELM_NODEPOOL, "ec2nodeclass.yaml": HELM_NODECLASS},
-                           {"pools": yaml.safe_load(pools)["nodePools"]}, args.repeat)
-    report("pools", 2 * args.pools, strata_s, helm_s)
+    rows: dict[int, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="strata-bench-", dir=args.workdir) as tmp:
+        for teams in sizes:
+            work = Path(tmp) / f"teams-{teams}"
+            work.mkdir()
+            r = rows[teams] = measure(teams, work, args.repeat, store, args.kapitan if teams == JUDGED else None)
+            n = int(r["objects"])
+            print(f"{teams:>5} teams {n:>6} objects | cold {r['cold']:.2f} s ({r['cold'] / n * 1e6:.0f} us/object)"
+                  f"  helm {r['helm']:.2f} s  check {r['check']:.2f} s  incremental {r['incremental']:.2f} s"
+                  f"  validate {r['validate']:.2f} s  kubeconform {r['kubeconform']:.2f} s", flush=True)
+            shutil.rmtree(work, ignore_errors=True)
+        if args.pools:
+            strata_s, helm_s = pools_workload(args.pools, Path(tmp), args.repeat)
+            print(f"pools: {2 * args.pools} objects  strata {strata_s:.2f} s  helm template {helm_s:.2f} s  ratio {strata_s / helm_s:.2f}")
 
-    teams = teams_spec_text(args.teams)
-    tree = strata_render(teams)
-    objects = [yaml.load(body, Loader=yaml.CSafeLoader) for path, body in tree.items()
-               if path.endswith(".yaml") and "/helm/" not in path and not path.endswith("kustomization.yaml")]
-    strata_s = best(lambda: strata_render(teams), args.repeat)
-    helm_s = helm_template({"objects.yaml": HELM_OBJECTS}, {"objects": objects}, args.repeat)
-    report("teams", len(objects), strata_s, helm_s)
-    if args.kapitan:
-        kapitan_s = kapitan_compile(args.kapitan, objects, args.repeat)
-        print(f"teams: kapitan compile {kapitan_s:.2f} s  ratio strata/kapitan {strata_s / kapitan_s:.2f}")
-    else:
-        print("teams: kapitan not found (pass --kapitan PATH to compare)")
-    return 0
-
-
-def report(name: str, objects: int, strata_s: float, helm_s: float) -> None:
-    print(f"{name:>5}: {objects} objects  strata {strata_s:.2f} s  helm template {helm_s:.2f} s  ratio strata/helm {strata_s / helm_s:.2f}")
+    print("\nratios (target; judged at %d teams)" % JUDGED)
+    failed = False
+    for teams, r in rows.items():
+        ratios = {"cold/helm": r["cold"] / r["helm"], "check/cold": r["check"] / r["cold"],
+                  "incremental/cold": r["incremental"] / r["cold"], "validate/kubeconform": r["validate"] / r["kubeconform"]}
+        cells = []
+        for name, value in ratios.items():
+            limit = TARGETS[name][0]
+            judged = teams == JUDGED or JUDGED not in rows
+            failed |= judged and value > limit
+            cells.append(f"{name} {value:.2f}" + (f" (<= {limit}: {verdict(value <= limit)})" if judged else ""))
+        print(f"{teams:>5} teams: " + "  ".join(cells))
+        if "kapitan" in r:
+            print(f"{teams:>5} teams: cold/kapitan {r['cold'] / r['kapitan']:.2f}")
+    per_object = {t: r["cold"] / r["objects"] for t, r in rows.items()}
+    spread = max(per_object.values()) / min(per_object.values())
+    flat = spread <= FLATNESS
+    failed |= not flat
+    print(f"cold time per object: " + ", ".join(f"{t} teams {v * 1e6:.0f} us" for t, v in per_object.items())
+          + f"; largest/smallest {spread:.2f} (<= {FLATNESS}: {verdict(flat)})")
+    if not args.kapitan:
+        print("kapitan not found (pass --kapitan PATH to compare)")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from strata.render import engine
 from strata.spec import sources as spec_sources
 from strata.spec import validate as spec_validate
 from strata.spec.model import SUPPORTED_KUBERNETES
-from strata.validate import kubeconform, kustomize
+from strata.validate.tree import validate as validate_tree_files
 from strata.output.layout import HELM_DIR, KUSTOMIZATION
 from strata.output.lock import LOCK_NAME
 
@@ -116,10 +116,7 @@ def manifest_files(files: list[str] | frozenset[str]) -> list[str]:
 
 
 def validate_tree(root: Path, files: list[str] | frozenset[str], kubernetes_version: str, store: Path, display: str) -> list[Problem]:
-    problems = kubeconform.validate_files(root, manifest_files(files), kubernetes_version, store)
-    problems = [dataclasses.replace(p, where=f"{display}/{p.where}") if p.where else p for p in problems]
-    problems.extend(kustomize.build(root, display))
-    return sorted_problems(problems)
+    return validate_tree_files(root, manifest_files(files), kubernetes_version, store, display)
 
 
 __all__ = ["Loaded", "load", "check", "render", "validate_tree", "manifest_files", "has_errors"]

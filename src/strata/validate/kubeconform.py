@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import posixpath
 import re
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
@@ -31,38 +34,50 @@ _GOT_WANT = re.compile(r"^got (\S+), want (\S+)$")
 _MISSING = "could not find schema for "
 
 
-def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, store: Path) -> list[Problem]:
-    """Run kubeconform once over ``files`` (relative to ``root``) and return one problem per
-    object it rejects or cannot check, sorted."""
+def arguments(kubernetes_version: str, store: Path) -> list[str]:
+    """kubeconform's flags for strata's validation (the benchmark runs kubeconform alone with them)."""
+    version = _full_version(kubernetes_version)
+    return [
+        "-strict", "-summary", "-output", "json",
+        "-kubernetes-version", version,
+        "-schema-location", schema_store.core_schema_location(store, version),
+        "-schema-location", schema_store.crd_schema_location(store),
+    ]
+
+
+def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, store: Path,
+                   pool: Executor | None = None) -> list[Problem]:
+    """Run kubeconform over ``files`` (relative to ``root``), in parallel batches, and return
+    one problem per object it rejects or cannot check, sorted."""
     if not files:
         return []
-    version = _full_version(kubernetes_version)
-    minor = version.rsplit(".", 1)[0]
+    minor = _full_version(kubernetes_version).rsplit(".", 1)[0]
     available = schema_store.core_versions()
     if minor not in available:
         # kubeconform would report every built-in object as "could not find schema".
         message = f"kubernetes-validate has no schemas for Kubernetes {minor} (only {available[0]} to {available[-1]})"
         return [_problem(rules.VALIDATION, "", message)]
-    args = [
-        "-strict", "-summary", "-output", "json",
-        "-kubernetes-version", version,
-        "-schema-location", schema_store.core_schema_location(store, version),
-        "-schema-location", schema_store.crd_schema_location(store),
-        *files,
-    ]
-    result = tools.run("kubeconform", args, cwd=root)
-    try:
-        resources = json.loads(result.stdout)["resources"] or []
-    except (ValueError, KeyError, TypeError):
-        stderr = _one_line(result.stderr) or "(no output on stderr)"
-        message = f"kubeconform output could not be read (exit {result.returncode}): {stderr}"
-        return [_problem(rules.VALIDATION, "", message)]
+    args = arguments(kubernetes_version, store)
+    batches = _batches(files, os.cpu_count() or 1)
+    run = lambda batch: tools.run("kubeconform", [*args, *batch], cwd=root)  # noqa: E731
+    if pool is None:
+        with ThreadPoolExecutor(len(batches)) as own:
+            results = list(own.map(run, batches))
+    else:
+        results = list(pool.map(run, batches))
+    rejected = []
+    for result in results:
+        try:
+            resources = json.loads(result.stdout)["resources"] or []
+        except (ValueError, KeyError, TypeError):
+            stderr = _one_line(result.stderr) or "(no output on stderr)"
+            message = f"kubeconform output could not be read (exit {result.returncode}): {stderr}"
+            return [_problem(rules.VALIDATION, "", message)]
+        rejected += [r for r in resources if r.get("status") in ("statusInvalid", "statusError")]
 
-    namespaces = _namespaces(root, files)
+    namespaces = _namespaces(root, sorted({r.get("filename", "") for r in rejected}))
     problems = []
-    for res in resources:
-        if res.get("status") not in ("statusInvalid", "statusError"):
-            continue
+    for res in rejected:
         filename, kind, name = res.get("filename", ""), res.get("kind", ""), res.get("name", "")
         where = filename
         if kind:
@@ -77,6 +92,22 @@ def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, st
         else:
             problems.append(_problem(rules.VALIDATION, where, _clean(msg)))
     return sorted_problems(problems)
+
+
+def _batches(files: Sequence[str], workers: int) -> list[list[str]]:
+    """At most ``workers`` batches of about equal size. Each kubeconform process loads the
+    schema of every kind it meets (the core ones reference a 1.3 MB definitions file), so
+    files are grouped by kind, from strata's file names (<kind>-<name>.yaml), and a kind is
+    split over batches only when it is bigger than a batch."""
+    by_kind: dict[str, list[str]] = {}
+    for f in files:
+        by_kind.setdefault(posixpath.basename(f).split("-", 1)[0], []).append(f)
+    size = -(-len(files) // max(1, workers))
+    pieces = [group[i:i + size] for group in by_kind.values() for i in range(0, len(group), size)]
+    batches: list[list[str]] = [[] for _ in range(min(workers, len(pieces)))]
+    for piece in sorted(pieces, key=len, reverse=True):  # largest first, onto the smallest batch
+        min(batches, key=len).extend(piece)
+    return [b for b in batches if b]
 
 
 def _problem(rule: rules.Rule, where: str, message: str) -> Problem:
