@@ -93,8 +93,16 @@ def test_sync_waves_put_providers_before_consumers(tree):
 
 def test_project_allows_exactly_the_platform(tree):
     out, _ = tree
-    (project,) = [o for o in _objects(out / "argocd" / "root") if o["kind"] == "AppProject"]
+    projects = {o["metadata"]["name"]: o for o in _objects(out / "argocd" / "root") if o["kind"] == "AppProject"}
+    root = next(o for o in _objects(out / "argocd" / "root") if o["kind"] == "Application")
+    bootstrap = projects.pop(root["spec"]["project"])
+    (project,) = projects.values()
     destinations = {d["namespace"] for d in project["spec"]["destinations"]}
+    # Only the bootstrap project writes into Argo CD's namespace, and only Applications there.
+    assert "argocd" not in destinations
+    assert [d["namespace"] for d in bootstrap["spec"]["destinations"]] == ["argocd"]
+    assert bootstrap["spec"]["namespaceResourceWhitelist"] == [{"group": "argoproj.io", "kind": "Application"}]
+    assert bootstrap["spec"]["clusterResourceWhitelist"] == []
     for app in _applications(out):
         namespace = app["spec"]["destination"].get("namespace")
         assert namespace is None or namespace in destinations
@@ -124,8 +132,8 @@ def test_fleet_trees_render_separately_and_the_hub_deploys_them(strata, tmp_path
     for element in appset["spec"]["generators"][0]["list"]["elements"]:
         root = repo / template_path.replace("{{ .path }}", element["path"])
         assert (root / "kustomization.yaml").is_file()
-        (project,) = [o for o in _objects(root) if o["kind"] == "AppProject"]
-        projects.add(project["metadata"]["name"])
-    assert projects == {"ml-prod", "ml-staging"}, "each cluster has its own AppProject on the hub"
+        projects |= {o["metadata"]["name"] for o in _objects(root) if o["kind"] == "AppProject"}
+    assert projects == {"ml-prod", "ml-prod-bootstrap", "ml-staging", "ml-staging-bootstrap"}, "each cluster has its own AppProjects on the hub"
+    assert appset["spec"]["template"]["spec"]["project"] == "ml-prod-bootstrap"
     staging_apps = _applications(repo / "clusters/ml-staging")
     assert {a["spec"]["destination"]["server"] for a in staging_apps} == {"https://ml-staging.eks.us-east-2.example.internal"}

@@ -116,6 +116,10 @@ class Workload(StrictModel):
     memory: Quantity = "4Gi"
     claims: Annotated[tuple[ClaimRef, ...], Field(min_length=1)]
     volumes: tuple[VolumeMount, ...] = ()
+    # A Deployment that serves: its HTTP port gets readiness and liveness probes on health_path
+    # (vLLM and Triton answer /health), and a PodDisruptionBudget keeps all but one replica up.
+    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+    health_path: Annotated[str, Field(pattern=r"^/")] = "/health"
 
 
 class SmokeTest(StrictModel):

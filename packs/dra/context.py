@@ -156,8 +156,23 @@ def _workload(spec: Any, config: Config, workload: Workload, pools: dict[str, Po
         container["volumeMounts"] = [
             {"name": v.claim, "mountPath": v.mount_path, **({"readOnly": True} if v.read_only else {})} for v in workload.volumes
         ]
+    if workload.kind == "Deployment" and workload.port:
+        container["ports"] = [{"name": "http", "containerPort": workload.port}]
+        probe = {"httpGet": {"path": workload.health_path, "port": "http"}, "periodSeconds": 10}
+        # Loading a model takes minutes: the startup probe holds the others back; readiness
+        # (the health endpoint) gates traffic; liveness restarts a server whose port is gone,
+        # not one that is busy (a failing /health is not a reason to drop a loaded model).
+        container["startupProbe"] = {**probe, "failureThreshold": 90}
+        container["readinessProbe"] = {**probe, "failureThreshold": 3}
+        container["livenessProbe"] = {"tcpSocket": {"port": "http"}, "periodSeconds": 20, "failureThreshold": 3}
     container["securityContext"] = CONTAINER_SECURITY
     pod: dict[str, Any] = {"restartPolicy": "Never"} if workload.kind == "Job" else {}
+    pod["automountServiceAccountToken"] = False  # the workload never calls the Kubernetes API
+    if workload.kind == "Deployment" and workload.replicas > 1:
+        # Replicas on different nodes, so one node's loss does not take the service down.
+        pod["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+            "weight": 100, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
+                                               "labelSelector": {"matchLabels": {"app.kubernetes.io/name": workload.name}}}}]}}
     if pool is not None:
         pod["nodeSelector"] = pool.node_selector
         if pool.tolerations:

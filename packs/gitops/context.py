@@ -61,6 +61,7 @@ def context(spec: Any, config: Config, facts: Facts, inventory: Inventory) -> di
     return {
         "argocd_namespace": argo.namespace,
         "project": _project(project, argo, inventory, destination),
+        "bootstrap_project": _bootstrap_project(project, argo, destination),
         "applications": apps,
         "fleet": _fleet(project, argo, git, sync) if argo.fleet else None,
         "root": {"name": f"{cluster}-root", "source": dict(git, path=f"{argo.path}/{LAYER}/{APPS_COMPONENT}"),
@@ -80,9 +81,23 @@ def _fleet(project: str, argo: Any, git: dict[str, str], sync: dict[str, Any]) -
     }
 
 
+def _bootstrap_project(name: str, argo: Any, destination: dict[str, str]) -> dict[str, Any]:
+    """The project of the root Application (and, on a fleet's hub, of the bootstrap
+    Applications): Git only, the Argo CD namespace only, and there only Applications (and
+    AppProjects, which a hub's bootstrap syncs). The platform's project never writes into the
+    Argo CD namespace, so no component can change Argo CD's own configuration or Secrets."""
+    kinds = ["Application"] + (["AppProject"] if argo.fleet else [])
+    return {
+        "name": f"{name}-bootstrap",
+        "source_repos": [argo.repo_url],
+        "destinations": [dict(destination, namespace=argo.namespace)],
+        "namespace_resources": [{"group": "argoproj.io", "kind": k} for k in kinds],
+    }
+
+
 def _project(name: str, argo: Any, inventory: Inventory, destination: dict[str, str]) -> dict[str, Any]:
     repos = {argo.repo_url} | {_chart_repo(r.manifest.repo) for r in inventory.releases if not r.hydrated}
-    namespaces = {argo.namespace}
+    namespaces: set[str] = set()
     for c in inventory.components:
         namespaces |= c.namespaces | c.creates_namespaces
     namespaces |= {r.manifest.namespace for r in inventory.releases}

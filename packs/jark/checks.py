@@ -153,8 +153,23 @@ def _get(values: dict[str, Any], *keys: str) -> Any:
 
 # --- JupyterHub -------------------------------------------------------------------------
 
+OPEN_CIDRS = {"0.0.0.0/0", "::/0"}
+
+
+def _check_load_balancer(base: tuple, ingress: Any, env: str) -> Iterator[Problem]:
+    if ingress is None or env != "prod" or ingress.annotations.get("alb.ingress.kubernetes.io/scheme") != "internet-facing":
+        return
+    written = ingress.annotations.get("alb.ingress.kubernetes.io/inbound-cidrs")
+    cidrs = set(ingress.inbound_cidrs) or ({c.strip() for c in written.split(",")} if written else set())
+    if not cidrs:
+        yield r.OPEN_LOAD_BALANCER.problem(base + ("ingress",), "the internet-facing ALB admits every address: no inboundCidrs")
+    elif cidrs & OPEN_CIDRS:
+        yield r.OPEN_LOAD_BALANCER.problem(base + ("ingress", "inbound_cidrs"), f"the internet-facing ALB admits {', '.join(sorted(cidrs & OPEN_CIDRS))}")
+
+
 def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[str, Iterable[str]]) -> Iterator[Problem]:
     base = ("jupyterhub",)
+    yield from _check_load_balancer(base, hub.ingress, env)
     yield from _check_auth(base + ("auth",), hub.auth, env)
     yield from _check_image(base + ("image",), hub.image)
     for i, p in enumerate(hub.profiles):

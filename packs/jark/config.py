@@ -95,9 +95,16 @@ class SharedVolume(StrictModel):
     mount_path: Annotated[str, Field(pattern=r"^/.*")]
 
 
+Cidr = Annotated[str, Field(pattern=r"^([0-9]{1,3}(\.[0-9]{1,3}){3}|[0-9a-fA-F:]+)/[0-9]{1,3}$")]
+
+
 class Ingress(StrictModel):
     class_name: str = "alb"
     annotations: dict[str, str] = {}
+    # Who may reach an internet-facing load balancer: the AWS Load Balancer Controller's
+    # alb.ingress.kubernetes.io/inbound-cidrs (its security group). Unset: the whole internet
+    # (jark/open-load-balancer warns about that in prod).
+    inbound_cidrs: tuple[Cidr, ...] = ()
     tls_secret: DnsLabel | None = None  # for ingress controllers that terminate TLS themselves
 
 

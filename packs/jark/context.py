@@ -23,6 +23,7 @@ CHART_USER_TOLERATIONS = (
 )
 RAY_CLIENT_PORTS = (10001, 8265)  # Ray client server and dashboard (job submission)
 RAY_OPERATOR_PORTS = (8265, 52365)  # dashboard (RayJob status) and dashboard agent (RayService)
+INBOUND_CIDRS = "alb.ingress.kubernetes.io/inbound-cidrs"
 RUNNER = "argo-workflow"  # the workflow runner ServiceAccount in each team namespace
 HUB_NAMESPACE = RELEASE_NAMESPACES["jupyterhub"]
 ARGO_NAMESPACE = RELEASE_NAMESPACES["argo-workflows"]
@@ -56,6 +57,7 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     ray_namespaces = ray.cluster_namespaces(spec) if ray else []
     team_labels = _team_labels(spec) if hub else {}
     return {
+        "platform_policies": _platform_policies(facts["tenancy"], parts),
         "release_namespaces": sorted(ns for name, ns in (("jupyterhub", HUB_NAMESPACE), ("argo_workflows", ARGO_NAMESPACE),
                                                           ("kuberay", KUBERAY_NAMESPACE)) if name in parts),
         "jupyterhub_enabled": hub is not None,
@@ -77,6 +79,31 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
 
 
 # --- JupyterHub -------------------------------------------------------------------------
+
+# Ports other namespaces need in the release namespaces, which deny all other ingress:
+# Prometheus scrapes the workflow controller (9090) and the KubeRay operator (8080); users
+# reach the Argo server (2746) through the ingress controller. JupyterHub's chart writes its
+# own policies for the hub, the proxy and the notebooks.
+SCRAPED_PORTS = {ARGO_NAMESPACE: (9090,), KUBERAY_NAMESPACE: (8080,)}
+INGRESS_PORTS = {ARGO_NAMESPACE: (2746,)}
+
+
+def _platform_policies(tenancy: Any, parts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Default-deny ingress in each release namespace, with the allows its components need."""
+    monitoring, ingress = list(tenancy.monitoring_namespaces), list(tenancy.ingress_namespaces)
+    out = []
+    for name, namespace in (("jupyterhub", HUB_NAMESPACE), ("argo_workflows", ARGO_NAMESPACE), ("kuberay", KUBERAY_NAMESPACE)):
+        if name not in parts:
+            continue
+        allows = []
+        for peers, ports in ((monitoring, SCRAPED_PORTS.get(namespace)), (ingress, INGRESS_PORTS.get(namespace))):
+            if peers and ports:
+                allows.append({"from": [{"namespaceSelector": {"matchExpressions": [
+                    {"key": "kubernetes.io/metadata.name", "operator": "In", "values": peers}]}}],
+                    "ports": [{"protocol": "TCP", "port": p} for p in ports]})
+        out.append({"namespace": namespace, "allows": allows})
+    return out
+
 
 def _team_labels(spec: Any) -> dict[str, dict[str, Any]]:
     """Spawner.group_overrides (JupyterHub 5): a user of a team's groups gets a notebook Pod
@@ -141,7 +168,10 @@ def _authenticator(hub: JupyterHub, team_groups: bool) -> dict[str, Any]:
 def _hub_ingress(hub: JupyterHub) -> dict[str, Any] | None:
     if hub.ingress is None:
         return None
-    out: dict[str, Any] = {"class_name": hub.ingress.class_name, "annotations": hub.ingress.annotations, "hosts": [hub.host]}
+    annotations = dict(hub.ingress.annotations)
+    if hub.ingress.inbound_cidrs:
+        annotations[INBOUND_CIDRS] = ",".join(hub.ingress.inbound_cidrs)
+    out: dict[str, Any] = {"class_name": hub.ingress.class_name, "annotations": annotations, "hosts": [hub.host]}
     out["tls"] = [{"hosts": [hub.host], "secretName": hub.ingress.tls_secret}] if hub.ingress.tls_secret else []
     return out
 
@@ -239,7 +269,14 @@ def _node_affinity(pool: PoolFacts | None) -> dict[str, Any] | None:
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
 
 
-def _ray_pod(group: Any, pools: dict[str, PoolFacts]) -> dict[str, Any]:
+# Pod Security "restricted" for Ray pods, as the rayproject/ray images run: user ray (1000) in
+# group users (100); fsGroup makes mounted claims writable for it.
+RAY_POD_SECURITY = {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 100, "fsGroup": 100,
+                    "seccompProfile": {"type": "RuntimeDefault"}}
+CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+def _ray_pod(group: Any, pools: dict[str, PoolFacts], head: bool = False) -> dict[str, Any]:
     resources = {"cpu": group.cpu, "memory": group.memory}
     limits = dict(resources)
     if group.gpus:
@@ -248,6 +285,11 @@ def _ray_pod(group: Any, pools: dict[str, PoolFacts]) -> dict[str, Any]:
         "affinity": _node_affinity(pools.get(group.node_pool or "")),
         "tolerations": tolerations(group, pools),
         "resources": {"requests": resources, "limits": limits},
+        "pod_security": RAY_POD_SECURITY,
+        "container_security": CONTAINER_SECURITY,
+        # The head's autoscaler sidecar (KubeRay injects it) scales workers through the API;
+        # workers never call it.
+        "service_account_token": head,
     }
 
 
@@ -262,7 +304,7 @@ def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict
         "idle_timeout_seconds": c.idle_timeout_seconds,
         "auth_mode": c.authentication,
         # num-cpus "0": the head schedules no tasks or actors; it runs GCS, the dashboard and the autoscaler.
-        "head": {**_ray_pod(c.head, pools), "params": {**_strings(c.head.ray_start_params), "num-cpus": "0"}},
+        "head": {**_ray_pod(c.head, pools, head=True), "params": {**_strings(c.head.ray_start_params), "num-cpus": "0"}},
         "workers": [{
             **_ray_pod(g, pools),
             "name": g.name, "min": g.min_replicas, "max": g.max_replicas,

@@ -134,6 +134,12 @@ RAY_AUTHENTICATION = Rule(
     "Ray token authentication (authOptions.mode: token) exists from Ray 2.52; an older Ray ignores it and serves its dashboard and Jobs API to anyone who reaches them",
     "use Ray 2.52.0 or later, or set authentication: disabled knowingly (the NetworkPolicy then is the only gate)",
 )
+OPEN_LOAD_BALANCER = Rule(
+    "jark/open-load-balancer",
+    "in prod, an internet-facing load balancer open to 0.0.0.0/0 puts the hub's login page (and any pre-auth bug) in front of the whole internet",
+    "set jark.jupyterhub.ingress.inboundCidrs to the ranges your users come from (office, VPN), or use an internal scheme",
+    Severity.WARNING,
+)
 TEAM_GROUPS_OVERLAP = Rule(
     "jark/team-groups-overlap",
     "a group listed by several teams gives its users' notebooks the label of only one of them (the last by team name), so they cannot reach the other team's Ray clusters",
@@ -146,5 +152,5 @@ RULES = (
     PVC_CROSS_NAMESPACE, UNKNOWN_STORAGE_CLASS, NO_ALLOW_RULE, DUMMY_AUTHENTICATOR, OAUTH_SETTINGS, UNSTABLE_USERNAME_CLAIM,
     SECRET_IN_VALUES, DEPRECATED_CHART_VALUE, GPUS_FOR_EVERY_USER, TWO_LOAD_BALANCERS, ARGO_AUTH_MODE,
     ARGO_STATIC_CREDENTIALS, WORKFLOW_IDENTITY, UNKNOWN_REFERENCE, RAY_HEAD_TAKES_WORK, RAY_START_PARAMS,
-    RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA, RAY_AUTHENTICATION, TEAM_GROUPS_OVERLAP,
+    RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA, RAY_AUTHENTICATION, TEAM_GROUPS_OVERLAP, OPEN_LOAD_BALANCER,
 )

@@ -42,6 +42,11 @@ class Prometheus(StrictModel):
     storage_class: str | None = None  # the cluster's default StorageClass when unset
     remote_write: tuple[RemoteWrite, ...] = ()
     grafana: bool = True
+    # Install only: the monitoring namespace denies ingress except from itself, the API server
+    # to the operator's webhook, and these namespaces (ingress controllers, KEDA or an adapter
+    # that query Prometheus on 9090, users of Grafana on 3000). Team Pods are not among them:
+    # Prometheus' query API is unauthenticated.
+    query_namespaces: tuple[DnsLabel, ...] = ()
     grafana_admin_secret: DnsLabel | None = None  # keys admin-user / admin-password; else the chart generates one
     values_overrides: dict[str, Any] = {}
 

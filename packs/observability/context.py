@@ -144,6 +144,9 @@ def _kube_prometheus_stack_values(spec: Any, config: Config) -> dict[str, Any]:
         "grafana_admin_secret": prom.grafana_admin_secret,
         "dashboard_label": config.dashboards.label,
         "dashboard_label_value": config.dashboards.label_value,
+        # The sidecar loads dashboards from strata's dashboard namespace only: any namespace
+        # (a team's) could otherwise inject dashboards (and their data source queries).
+        "dashboard_namespace": config.dashboards.namespace or prom.namespace,
         "overrides": prom.values_overrides,
     }
 
@@ -169,5 +172,6 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
         "dcgm_chart": config.dcgm_exporter.source == "chart",
         "dcgm_chart_values": _dcgm_chart_values(spec, config, gpu_operator(facts)),
         "gpu_operator_values": _gpu_operator_values(spec, config),
+        "monitoring_isolation": {"namespace": prom.namespace, "query_namespaces": sorted(prom.query_namespaces)} if prom.install else None,
         "dashboards": dashboards.config_maps(config, karpenter=karpenter, namespace=dash_ns) if config.dashboards.enabled else [],
     }
