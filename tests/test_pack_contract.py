@@ -4,7 +4,6 @@ the public ``strata.pack`` module, and no pack reads another pack's spec section
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 

@@ -58,9 +58,8 @@ def load_packs(*pack_dirs: str | Path) -> tuple[Pack, ...]:
 def render(spec: str | bytes | dict[str, Any], *pack_dirs: str | Path, file: str = "spec.yaml") -> Rendered:
     """Load, check and render ``spec`` (YAML text or a mapping) with the installed packs plus
     ``pack_dirs``; nothing is written and no external binary runs."""
-    if isinstance(spec, dict):
-        spec = yaml.safe_dump(spec, sort_keys=False)
-    text = spec.encode() if isinstance(spec, str) else spec
+    source = yaml.safe_dump(spec, sort_keys=False) if isinstance(spec, dict) else spec
+    text = source.encode() if isinstance(source, str) else source
     loaded = pipeline.load([(file, text)], load_packs(*pack_dirs))
     if loaded.spec is None or has_errors(loaded.problems):
         return Rendered(loaded.problems, {}, [])
