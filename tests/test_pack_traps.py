@@ -295,6 +295,13 @@ def test_an_unknown_when_or_overrides_key_is_a_pack_error_not_an_internal_one(in
     assert not (tmp_path / "out").exists()
 
 
+def test_a_release_whose_values_template_is_missing_is_refused(install):
+    root = install(manifest=RELEASE.replace(", WHEN", ""), files={"helm/other.yaml.j2": "replicas: 1\n"})
+    code, output = strata("packs", "list")
+    assert code == 1
+    assert f"pack 'probe' ({root / 'pack.yaml'}): helmReleases[thing].values helm/thing.yaml.j2 does not exist in the pack" in output
+
+
 @pytest.mark.parametrize("name", ["config", "spec", "cluster", "facts"])
 def test_a_context_key_that_would_replace_the_engines_is_refused(install, tmp_path, name):
     root = install(pack_py=with_hooks(f"def context(spec, config, facts):\n    return {{'value': 'x', {name!r}: 1}}\n"))

@@ -110,6 +110,13 @@ def check_templates(manifest: PackManifest, root: Path) -> None:
                         "templates are templates/<component>/<kind>.yaml.j2 (the folder names the component)")
 
 
+def check_release_files(manifest: PackManifest, root: Path) -> None:
+    """Every Helm release's values template exists (else every render would fail on it)."""
+    missing = [f"helmReleases[{r.name}].values {r.values}" for r in manifest.helm_releases if not (root / r.values).is_file()]
+    if missing:
+        raise PackError(f"pack {manifest.name!r} ({root / 'pack.yaml'}): {', '.join(missing)} does not exist in the pack")
+
+
 def check_context(pack_name: str, path: Path, context: Any) -> dict[str, Any]:
     where = f"pack {pack_name!r} ({path})"
     if not isinstance(context, dict):

@@ -87,6 +87,7 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
         raise PackError(f"pack {manifest.name!r} ({pack_py}): pack.py must define a pydantic model named Config")
     conformance.check_module(manifest, module, pack_py)
     conformance.check_templates(manifest, root)
+    conformance.check_release_files(manifest, root)
     rules = conformance.check_rules(manifest, getattr(module, "RULES", ()), pack_py)
     return Pack(
         manifest=manifest,
