@@ -45,3 +45,44 @@ def test_pinned_binaries_run(name):
     args = {"kubeconform": ["-v"], "helm": ["version", "--short"], "kustomize": ["version"], "promtool": ["--version"]}[name]
     result = tools.run(name, args)
     assert result.returncode == 0, result.stderr
+
+
+def _fake_tool(tmp_path, monkeypatch, name: str, content: bytes):
+    """A broken stand-in for a pinned binary, found first (STRATA_TOOLS_DIR)."""
+    binary = tmp_path / "bin" / name
+    binary.parent.mkdir(exist_ok=True)
+    binary.write_bytes(content)
+    binary.chmod(0o755)
+    monkeypatch.setenv("STRATA_TOOLS_DIR", str(tmp_path))
+    return binary
+
+
+def test_a_crashing_tool_raises_tool_failed_naming_the_signal(monkeypatch, tmp_path):
+    from strata.errors import ToolError, ToolFailed
+
+    _fake_tool(tmp_path, monkeypatch, "kubeconform", b"#!/bin/sh\necho 'runtime: out of memory' >&2\nkill -SEGV $$\n")
+    with pytest.raises(ToolFailed, match=r"kubeconform \(.*\) crashed \(SIGSEGV\): runtime: out of memory; reinstall it") as raised:
+        tools.run("kubeconform", ["-v"])
+    assert isinstance(raised.value, ToolError) and raised.value.exit_code == 1
+
+
+def test_a_binary_that_cannot_be_executed_raises_tool_failed(monkeypatch, tmp_path):
+    from strata.errors import ToolFailed
+
+    _fake_tool(tmp_path, monkeypatch, "helm", b"\x7fELF not really a program")
+    with pytest.raises(ToolFailed, match=r"helm \(.*\) cannot be run: Exec format error; reinstall it with scripts/install-tools.sh"):
+        tools.run("helm", ["version"])
+
+
+def test_a_hung_tool_is_stopped_at_its_time_limit(monkeypatch, tmp_path):
+    from strata.errors import ToolFailed
+
+    _fake_tool(tmp_path, monkeypatch, "kustomize", b"#!/bin/sh\nexec sleep 30\n")
+    with pytest.raises(ToolFailed, match=r"kustomize \(.*\) did not finish within 0.5 s and was stopped"):
+        tools.run("kustomize", ["build"], timeout=0.5)
+
+
+def test_a_failing_exit_code_is_the_callers_to_read(monkeypatch, tmp_path):
+    _fake_tool(tmp_path, monkeypatch, "kubeconform", b"#!/bin/sh\necho invalid >&2\nexit 1\n")
+    proc = tools.run("kubeconform", [])
+    assert (proc.returncode, proc.stderr) == (1, "invalid\n")

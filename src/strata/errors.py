@@ -25,8 +25,17 @@ class ProblemsFound(StrataError):
         self.problems = problems
 
 
-class ToolMissing(StrataError):
-    """A pinned external binary (kubeconform, helm, kustomize) is not installed."""
+class ToolError(StrataError):
+    """A pinned external binary (kubeconform, helm, kustomize, promtool) cannot do its job:
+    an environment problem to fix on this machine, not a mistake in the spec."""
+
+
+class ToolMissing(ToolError):
+    """The binary is not installed."""
+
+
+class ToolFailed(ToolError):
+    """The binary could not be started, was killed (crashed) or ran past its time limit."""
 
 
 class PackError(StrataError):

@@ -16,7 +16,7 @@ from strata.output import lock as lockfile
 from strata.errors import ProblemsFound, UsageError
 from strata.output import emit
 from strata.output.layout import KUSTOMIZATION, hydrated_dir, object_file
-from strata.output.lock import LOCK_NAME, PreviousLock, dump_raw
+from strata.output.lock import LOCK_NAME, HelmReleaseEntry, HydratedEntry, Lock
 from strata.output.tree import HEADER, values_digest
 from strata.problems import Problem
 from strata.render import parse
@@ -38,18 +38,18 @@ def default_chart_cache() -> Path:
     return Path(env) if env else base / "strata" / "charts"
 
 
-def chart_archive(cache: Path, release: dict[str, Any]) -> Path:
-    return cache / f"{release['chart']}-{release['version']}.tgz"  # the name `helm pull` gives it
+def chart_archive(cache: Path, release: HelmReleaseEntry) -> Path:
+    return cache / f"{release.chart}-{release.version}.tgz"  # the name `helm pull` gives it
 
 
-def pull_command(cache: Path, release: dict[str, Any]) -> list[str]:
-    repo, chart, version = release["repo"], release["chart"], release["version"]
+def pull_command(cache: Path, release: HelmReleaseEntry) -> list[str]:
+    repo, chart, version = release.repo, release.chart, release.version
     if repo.startswith("oci://"):
         return ["pull", f"{repo.rstrip('/')}/{chart}", "--version", version, "--destination", str(cache)]
     return ["pull", chart, "--repo", repo, "--version", version, "--destination", str(cache)]
 
 
-def pull(cache: Path, previous: PreviousLock) -> list[str]:
+def pull(cache: Path, previous: Lock) -> list[str]:
     """Fill the chart cache with `helm pull` (online); returns the archives it fetched."""
     cache.mkdir(parents=True, exist_ok=True)
     fetched = []
@@ -58,7 +58,7 @@ def pull(cache: Path, previous: PreviousLock) -> list[str]:
             continue
         proc = tools.run("helm", pull_command(cache, release))
         if proc.returncode != 0:
-            raise UsageError(f"helm pull of {release['chart']} {release['version']} failed: {' '.join(proc.stderr.split())}")
+            raise UsageError(f"helm pull of {release.chart} {release.version} failed: {' '.join(proc.stderr.split())}")
         fetched.append(chart_archive(cache, release).name)
     return fetched
 
@@ -100,15 +100,15 @@ def _object_path(directory: str, obj: dict[str, Any]) -> str:
     return f"{directory}/{object_file(str(obj.get('kind', '')), meta.get('name', ''), meta.get('namespace'))}"
 
 
-def _template(out_dir: Path, cache: Path, release: dict[str, Any], kubernetes_version: str, apis: list[str]) -> list[Any]:
+def _template(out_dir: Path, cache: Path, release: HelmReleaseEntry, kubernetes_version: str, apis: list[str]) -> list[Any]:
     archive = chart_archive(cache, release)
-    args = ["template", release["name"], str(archive), "--namespace", release["namespace"], "--kube-version", f"{kubernetes_version}.0",
-            "--include-crds", "--skip-tests", "-f", str(out_dir / release["valuesFile"])]
+    args = ["template", release.name, str(archive), "--namespace", release.namespace, "--kube-version", f"{kubernetes_version}.0",
+            "--include-crds", "--skip-tests", "-f", str(out_dir / release.values_file)]
     for api in apis:
         args += ["--api-versions", api]
     proc = tools.run("helm", args)
     if proc.returncode != 0:
-        raise _Failed(dataclasses.replace(HYDRATE.problem((), " ".join(proc.stderr.split())), where=release["valuesFile"]))
+        raise _Failed(dataclasses.replace(HYDRATE.problem((), " ".join(proc.stderr.split())), where=release.values_file))
     return parse.load_all(proc.stdout)
 
 
@@ -117,7 +117,7 @@ class _Failed(Exception):
         self.problem = problem
 
 
-def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> dict[str, bytes]:
+def hydrate(out_dir: Path, previous: Lock, cache: Path, store: Path) -> dict[str, bytes]:
     """The whole tree after hydration: strata's current files read back from disk, every
     release's helm template output added, and the lock updated. Writes nothing."""
     problems = []
@@ -125,14 +125,13 @@ def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> 
         if not chart_archive(cache, release).is_file():
             command = " ".join(["helm", *pull_command(cache, release)])
             problem = MISSING_CHART.problem((), f"{chart_archive(cache, release)} is missing; run: {command}")
-            problems.append(dataclasses.replace(problem, where=release["valuesFile"]))
+            problems.append(dataclasses.replace(problem, where=release.values_file))
     if problems:
         raise ProblemsFound(problems)
-    old_hydrated = {f for h in previous.hydrated for f in h.get("files", [])}
-    tree = {f: (out_dir / f).read_bytes() for f in sorted(previous.files - old_hydrated - {LOCK_NAME}) if (out_dir / f).is_file()}
+    tree = {f: (out_dir / f).read_bytes() for f in sorted(previous.owned - previous.hydrated_files - {LOCK_NAME}) if (out_dir / f).is_file()}
     apis = api_versions(previous.kubernetes_version or "1.36", store)
     rendered = []
-    for release in sorted(previous.helm_releases, key=lambda r: r["valuesFile"]):
+    for release in sorted(previous.helm_releases, key=lambda r: r.values_file):
         try:
             docs = _template(out_dir, cache, release, previous.kubernetes_version or "1.36", apis)
         except _Failed as failed:
@@ -143,22 +142,21 @@ def hydrate(out_dir: Path, previous: PreviousLock, cache: Path, store: Path) -> 
                       | {gk.rpartition("/")[2] for gk, scope in crd_scopes(store).items() if scope == "Cluster"})
     entries = []
     for release, docs in rendered:
-        directory = hydrated_dir(release["valuesFile"].split("/", 1)[0], release["name"])
+        directory = hydrated_dir(release.layer, release.name)
         files = {}
         for doc in docs:
-            _place(doc, release["namespace"], cluster_scoped)
+            _place(doc, release.namespace, cluster_scoped)
             files[_object_path(directory, doc)] = HEADER + emit.dump(doc).encode()
         kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                          "resources": sorted(Path(f).name for f in files)}
         files[f"{directory}/{KUSTOMIZATION}"] = HEADER + emit.dump(kustomization).encode()
         tree.update(files)
-        entries.append({"release": release["name"], "version": release["version"],
-                        "valuesDigest": values_digest(tree[release["valuesFile"]]), "files": sorted(files)})
+        entries.append(HydratedEntry(release=release.name, version=release.version,
+                                     values_digest=values_digest(tree[release.values_file]), files=tuple(sorted(files))))
     if problems:
         raise ProblemsFound(problems)
-    lock = dict(previous.raw, hydrated=entries)
-    lock["files"] = sorted({*tree, LOCK_NAME})
-    tree[LOCK_NAME] = dump_raw(_ordered(lock))
+    lock = previous.model_copy(update={"hydrated": tuple(entries), "files": tuple(sorted({*tree, LOCK_NAME}))})
+    tree[LOCK_NAME] = lock.dump()
     return dict(sorted(tree.items()))
 
 
@@ -173,12 +171,6 @@ def render_hydrated(loaded: Any, tree: dict[str, bytes], cache: Path, store: Pat
         hydrated = hydrate(stage, lockfile.parse(tree[LOCK_NAME]), cache, store)
     previous = lockfile.parse(hydrated[LOCK_NAME])
     rerendered, _ = pipeline.render(loaded, previous)
-    return dict(sorted({**rerendered, **{f: hydrated[f] for h in previous.hydrated for f in h["files"]}}.items()))
-
-
-def _ordered(lock: dict[str, Any]) -> dict[str, Any]:
-    """Keep the lock's key order stable: hydrated just before files, files last."""
-    rest = {k: v for k, v in lock.items() if k not in ("hydrated", "files")}
-    return {**rest, "hydrated": lock["hydrated"], "files": lock["files"]}
+    return dict(sorted({**rerendered, **{f: hydrated[f] for f in previous.hydrated_files}}.items()))
 
 

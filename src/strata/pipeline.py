@@ -12,7 +12,7 @@ from typing import Any
 from strata import __version__, isolation, rules
 from strata.output import secrets
 from strata.output import tree as output_tree
-from strata.output.lock import Lock, PreviousLock
+from strata.output.lock import Lock, PackEntry
 from strata.packs import facts as pack_facts
 from strata.packs import paths as pack_paths
 from strata.packs.contract import Pack
@@ -88,7 +88,7 @@ def _locate(problems: list[Problem], sources: spec_sources.SourceMap) -> list[Pr
     return [p if p.mark else dataclasses.replace(p, mark=sources.lookup(p.path, prefer_key=False)) for p in problems]
 
 
-def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+def render(loaded: Loaded, previous: Lock | None = None) -> tuple[dict[str, bytes], list[Problem]]:
     """The output tree. Hydrated Helm output recorded in ``previous`` stays owned (and on disk)
     while its release's chart version and values are unchanged."""
     spec = loaded.spec
@@ -98,7 +98,8 @@ def render(loaded: Loaded, previous: PreviousLock | None = None) -> tuple[dict[s
         strata_version=__version__,
         spec_digest=loaded.digest,
         kubernetes_version=spec.cluster.kubernetes_version,
-        packs=tuple(sorted((p.name, p.version, p.source) for p in enabled)),
+        packs=tuple(PackEntry(name=p.name, version=p.version, source=p.source)
+                    for p in sorted(enabled, key=lambda p: (p.name, p.version, p.source))),
         schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
         hydrated=result.hydrated,
     )

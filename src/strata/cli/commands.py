@@ -135,16 +135,16 @@ def validate(out_dir: Path, schema_store: Path | None, fmt: str) -> None:
                                       schema_store or schema_store_default(), str(out_dir))
     if has_errors(problems):
         raise ProblemsFound(problems)
-    echo_problems(problems, fmt, {"files": len(pipeline.manifest_files(previous.files))})
+    echo_problems(problems, fmt, {"files": len(pipeline.manifest_files(list(previous.files)))})
     if fmt == "text":
-        click.echo(f"{out_dir}: {len(pipeline.manifest_files(previous.files))} objects valid", err=True)
+        click.echo(f"{out_dir}: {len(pipeline.manifest_files(list(previous.files)))} objects valid", err=True)
 
 
 chart_cache_option = click.option("--charts", "chart_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
                                   help="Chart cache of `helm pull` archives (default: $STRATA_CHART_CACHE or ~/.cache/strata/charts).")
 
 
-def _read_lock(out_dir: Path) -> lockfile.PreviousLock:
+def _read_lock(out_dir: Path) -> lockfile.Lock:
     previous = lockfile.read(out_dir)
     if previous is None or not previous.kubernetes_version:
         raise UsageError(f"{out_dir} has no {lockfile.LOCK_NAME}; run strata render first")

@@ -1,90 +1,120 @@
-"""``strata.lock``: what strata wrote into an output directory. Its ``files`` list is the
-ownership list used for pruning, for refusing to overwrite others' files, and by --check."""
+"""``strata.lock``: what strata wrote into an output directory. One typed model reads and
+writes it. Its ``files`` list is the ownership list used for pruning, for refusing to
+overwrite others' files, and by --check."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Annotated, Any
 
+import pydantic
 import yaml
+from pydantic import AfterValidator
 
 from strata.errors import OutputError
 from strata.output import emit
-from strata.packs.contract import HelmReleaseManifest
+from strata.spec.base import StrictModel
 
 LOCK_NAME = "strata.lock"
 HEADER = "# strata.lock: written by strata. It lists the files strata owns in this directory.\n"
+# Written first by an interrupted-safe write (output/writer.py): it claims every old and new path.
+CLAIM_HEADER = "# strata.lock: a write is in progress or was interrupted; run strata render again.\n"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@dataclasses.dataclass(frozen=True)
-class Lock:
-    strata_version: str
-    spec_digest: str
-    kubernetes_version: str
-    packs: tuple[tuple[str, str, str], ...]  # (name, version, source)
+def _relative(path: str) -> str:
+    p = PurePosixPath(path)
+    if not path or p.is_absolute() or ".." in p.parts or "\\" in path:
+        raise ValueError(f"{path!r} is not a path inside the directory")
+    return path
+
+
+RelativePath = Annotated[str, AfterValidator(_relative)]
+
+
+class PackEntry(StrictModel):
+    name: str
+    version: str
+    source: str  # "builtin" or "<distribution> <version>"
+
+
+class HelmReleaseEntry(StrictModel):
+    """A pinned Helm release of the tree and where its values file is."""
+
+    name: str
+    namespace: str
+    repo: str
+    chart: str
+    version: str
+    values_file: RelativePath
+
+    @property
+    def layer(self) -> str:
+        return self.values_file.split("/", 1)[0]
+
+
+class HydratedEntry(StrictModel):
+    """`helm template` output of one release, current while the chart version and the
+    digest of the values file stay the same."""
+
+    release: str
+    version: str
+    values_digest: str
+    files: tuple[RelativePath, ...]
+
+
+class Lock(StrictModel):
+    """A whole lock. An interrupted write leaves a lock with only ``files`` (every path it
+    may have touched); such a lock has no ``kubernetes_version`` and is no rendered tree."""
+
+    strata_version: str = ""
+    spec_digest: str = ""
+    kubernetes_version: str = ""
+    packs: tuple[PackEntry, ...] = ()
     schemas: tuple[str, ...] = ()  # CRD schema sets the output was validated against
-    helm_releases: tuple[tuple[HelmReleaseManifest, str], ...] = ()
-    files: tuple[str, ...] = ()
-    hydrated: tuple[dict[str, Any], ...] = ()  # kept from the previous lock: still-valid helm template output
+    helm_releases: tuple[HelmReleaseEntry, ...] = ()
+    hydrated: tuple[HydratedEntry, ...] = ()
+    files: tuple[RelativePath, ...] = ()
+
+    @property
+    def owned(self) -> frozenset[str]:
+        return frozenset(self.files)
+
+    @property
+    def hydrated_files(self) -> frozenset[str]:
+        return frozenset(f for h in self.hydrated for f in h.files)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "strataVersion": self.strata_version,
-            "specDigest": self.spec_digest,
-            "kubernetesVersion": self.kubernetes_version,
-            "packs": [{"name": n, "version": v, "source": s} for n, v, s in self.packs],
-            "schemas": list(self.schemas),
-            "helmReleases": [
-                {"name": r.name, "namespace": r.namespace, "repo": r.repo, "chart": r.chart, "version": r.version, "valuesFile": values}
-                for r, values in self.helm_releases
-            ],
-            **({"hydrated": list(self.hydrated)} if self.hydrated else {}),
-            "files": list(self.files),
-        }
+        # Key order is part of the file's bytes; hydrated appears only when there is some.
+        data = self.model_dump(by_alias=True, mode="json")
+        if not self.hydrated:
+            del data["hydrated"]
+        return data
 
     def dump(self) -> bytes:
         return (HEADER + emit.dump(self.as_dict())).encode()
 
 
-@dataclasses.dataclass(frozen=True)
-class PreviousLock:
-    """The parts of an existing lock that strata relies on."""
-
-    files: frozenset[str]
-    kubernetes_version: str | None
-    helm_releases: tuple[dict[str, Any], ...]
-    hydrated: tuple[dict[str, Any], ...]  # {release, version, valuesDigest, files}
-    raw: dict[str, Any]
+def claim(files: list[str]) -> bytes:
+    """The lock written before any file of a write is moved: it owns every path involved."""
+    return (CLAIM_HEADER + emit.dump({"files": files})).encode()
 
 
-def _safe_relative(path: Any) -> bool:
-    if not isinstance(path, str) or not path:
-        return False
-    p = PurePosixPath(path)
-    return not p.is_absolute() and ".." not in p.parts and "\\" not in path
-
-
-def read(out_dir: Path) -> PreviousLock | None:
+def read(out_dir: Path) -> Lock | None:
     path = out_dir / LOCK_NAME
     return parse(path.read_bytes(), path) if path.is_file() else None
 
 
-def parse(content: bytes, path: Path | str = LOCK_NAME) -> PreviousLock:
+def parse(content: bytes, path: Path | str = LOCK_NAME) -> Lock:
     try:
         data = yaml.load(content, Loader=_Loader)
     except yaml.YAMLError as exc:
         raise OutputError(f"{path}: not a valid strata.lock ({exc}); restore it from Git") from exc
-    files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, list) or not all(_safe_relative(f) for f in files):
-        raise OutputError(f"{path}: the files list is missing or names paths outside the directory; restore it from Git")
-    releases = data.get("helmReleases") or []
-    hydrated = [h for h in data.get("hydrated") or [] if isinstance(h, dict) and all(_safe_relative(f) for f in h.get("files", []))]
-    return PreviousLock(frozenset(files), data.get("kubernetesVersion"), tuple(r for r in releases if isinstance(r, dict)),
-                        tuple(hydrated), data)
-
-
-def dump_raw(data: dict[str, Any]) -> bytes:
-    """Write back a lock read with :func:`read` after changing its hydrated and files lists."""
-    return (HEADER + emit.dump(data)).encode()
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+        raise OutputError(f"{path}: the files list is missing; restore it from Git")
+    try:
+        return Lock.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise OutputError(f"{path}: {where}: {first['msg']}; restore it from Git") from exc

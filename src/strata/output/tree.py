@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from strata import rules
 from strata.output import emit
-from strata.output.lock import LOCK_NAME, Lock
+from strata.output.lock import LOCK_NAME, HelmReleaseEntry, Lock
 from strata.problems import Problem
 from strata.output.layout import HELM_DIR, KUSTOMIZATION, object_path, release_dir
 from strata.render.objects import RenderedObject, RenderedRelease
@@ -67,13 +67,18 @@ def build(objects: list[RenderedObject], releases: list[RenderedRelease], lock: 
         files[f"{base}/values.yaml"] = values_file(r.values)
         files[f"{base}/{KUSTOMIZATION}"] = _helm_kustomization(r)
     files.update(_kustomizations(files, outside_root))
-    lock = dataclasses.replace(
-        lock,
-        files=tuple(sorted([*files, LOCK_NAME, *(f for h in lock.hydrated for f in h["files"])])),
-        helm_releases=tuple((r.release, f"{_release_dir(r)}/values.yaml") for r in sorted(releases, key=_release_dir)),
-    )
+    lock = lock.model_copy(update={
+        "files": tuple(sorted({*files, LOCK_NAME, *lock.hydrated_files})),
+        "helm_releases": tuple(release_entry(r) for r in sorted(releases, key=_release_dir)),
+    })
     files[LOCK_NAME] = lock.dump()
     return dict(sorted(files.items())), problems
+
+
+def release_entry(r: RenderedRelease) -> HelmReleaseEntry:
+    chart = r.release
+    return HelmReleaseEntry(name=chart.name, namespace=chart.namespace, repo=chart.repo, chart=chart.chart,
+                            version=chart.version, values_file=f"{_release_dir(r)}/values.yaml")
 
 
 def values_file(values: dict[str, Any]) -> bytes:

@@ -31,7 +31,7 @@ class Plan:
 
 def plan(out_dir: Path, tree: dict[str, bytes]) -> Plan:
     previous = lockfile.read(out_dir) if out_dir.is_dir() else None
-    owned = previous.files if previous else frozenset()
+    owned = previous.owned if previous else frozenset()
     conflicts: list[str] = []
     changed, unchanged = [], []
     for rel, content in tree.items():
@@ -60,8 +60,7 @@ def plan(out_dir: Path, tree: dict[str, bytes]) -> Plan:
 
 def owned_by(tree: dict[str, bytes]) -> frozenset[str]:
     """The files the new lock claims: the tree plus what stays on disk (hydrated output)."""
-    lock = yaml.load(tree[lockfile.LOCK_NAME], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return frozenset(lock["files"])
+    return lockfile.parse(tree[lockfile.LOCK_NAME]).owned
 
 
 def _blocked_by_file(out_dir: Path, rel: str) -> bool:
@@ -94,8 +93,8 @@ def commit(stage: Path, out_dir: Path, tree: dict[str, bytes], the_plan: Plan) -
         os.rename(stage, out_dir)
         return
     previous = lockfile.read(out_dir)
-    claimed = sorted(set(tree) | (previous.files if previous else frozenset()))
-    _atomic_write(out_dir / lockfile.LOCK_NAME, _claim(claimed))
+    claimed = sorted(set(tree) | (previous.owned if previous else frozenset()))
+    _atomic_write(out_dir / lockfile.LOCK_NAME, lockfile.claim(claimed))
     for rel in the_plan.changed:
         if rel == lockfile.LOCK_NAME:
             continue
@@ -105,11 +104,6 @@ def commit(stage: Path, out_dir: Path, tree: dict[str, bytes], the_plan: Plan) -
         (out_dir / rel).unlink(missing_ok=True)
         _remove_empty_parents(out_dir, Path(rel).parent)
     _atomic_write(out_dir / lockfile.LOCK_NAME, tree[lockfile.LOCK_NAME])
-
-
-def _claim(files: list[str]) -> bytes:
-    lines = "".join(f"- {f}\n" for f in files)
-    return (b"# strata.lock: a write is in progress or was interrupted; run strata render again.\nfiles:\n" + lines.encode())
 
 
 def _atomic_write(path: Path, content: bytes) -> None:
@@ -141,7 +135,7 @@ class Drift:
 def diff(out_dir: Path, tree: dict[str, bytes]) -> list[Drift]:
     """Every file that differs from the rendered tree, with a unified diff."""
     previous = lockfile.read(out_dir) if out_dir.is_dir() else None
-    owned = previous.files if previous else frozenset()
+    owned = previous.owned if previous else frozenset()
     out = []
     for rel, content in tree.items():
         target = out_dir / rel

@@ -17,6 +17,7 @@ from strata.packs import facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
 from strata.problems import Problem
+from strata.output.lock import HydratedEntry
 from strata.output.tree import values_digest, values_file
 from strata.render import inventory, parse
 from strata.render.objects import RenderedObject, RenderedRelease
@@ -30,13 +31,13 @@ class RenderResult:
     objects: list[RenderedObject] = dataclasses.field(default_factory=list)
     releases: list[RenderedRelease] = dataclasses.field(default_factory=list)
     problems: list[Problem] = dataclasses.field(default_factory=list)
-    hydrated: tuple[dict[str, Any], ...] = ()  # still-valid hydration entries of the previous lock
+    hydrated: tuple[HydratedEntry, ...] = ()  # still-valid hydration entries of the previous lock
 
 
 __all__ = ["RenderResult", "pack_config", "render"]
 
 
-def render(spec: Any, packs: tuple[Pack, ...], hydrated: tuple[dict[str, Any], ...] = (),
+def render(spec: Any, packs: tuple[Pack, ...], hydrated: tuple[HydratedEntry, ...] = (),
            facts: PackFacts | None = None) -> RenderResult:
     """``hydrated``: a previous lock's hydration entries; those whose release kept its chart
     version and values stay (``result.hydrated``) and inventory packs see them. ``facts``: the
@@ -53,17 +54,17 @@ def render(spec: Any, packs: tuple[Pack, ...], hydrated: tuple[dict[str, Any], .
     result.hydrated = tuple(h for h in hydrated if _still_hydrated(h, result.releases))
     describers = [(p, c) for p, c in enabled if p.manifest.inventory]
     if describers:
-        rendered = inventory.build(result.objects, result.releases, {h["release"] for h in result.hydrated})
+        rendered = inventory.build(result.objects, result.releases, {h.release for h in result.hydrated})
         for pack, config in describers:
             _render_pack(core, pack, config, facts, result, rendered)
     return result
 
 
-def _still_hydrated(entry: dict[str, Any], releases: list[RenderedRelease]) -> bool:
+def _still_hydrated(entry: HydratedEntry, releases: list[RenderedRelease]) -> bool:
     """Hydrated manifests stay while their release keeps its chart version and values."""
     return any(
-        r.release.name == entry.get("release") and r.release.version == entry.get("version")
-        and values_digest(values_file(r.values)) == entry.get("valuesDigest")
+        r.release.name == entry.release and r.release.version == entry.version
+        and values_digest(values_file(r.values)) == entry.values_digest
         for r in releases
     )
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
-from strata.errors import ToolMissing
+from strata.errors import ToolFailed, ToolMissing
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,9 +51,35 @@ def find(name: str) -> Path:
     )
 
 
-def run(name: str, args: list[str], *, cwd: Path | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run a pinned tool and capture its output; the caller interprets the exit code."""
+# Generous: kubeconform over a 9,000-object tree takes seconds; a hung binary must still end.
+TIMEOUT_SECONDS = 900.0
+
+
+def run(name: str, args: list[str], *, cwd: Path | None = None, input: str | None = None,
+        timeout: float = TIMEOUT_SECONDS) -> subprocess.CompletedProcess[str]:
+    """Run a pinned tool and capture its output; the caller interprets its exit code. A tool
+    that cannot start, is killed by a signal or times out raises ToolFailed (one typed error,
+    whatever the tool), so no caller mistakes a crash for the tool's verdict."""
+    binary = find(name)
     env = dict(os.environ, LC_ALL="C", LANG="C")
-    return subprocess.run(
-        [str(find(name)), *args], cwd=cwd, input=input, capture_output=True, text=True, env=env, check=False
-    )
+    reinstall = f"reinstall it with scripts/install-tools.sh ({PINS[name].module}@{PINS[name].version})"
+    try:
+        proc = subprocess.run(
+            [str(binary), *args], cwd=cwd, input=input, capture_output=True, text=True, env=env, check=False, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ToolFailed(f"{name} ({binary}) did not finish within {timeout:g} s and was stopped") from exc
+    except OSError as exc:
+        raise ToolFailed(f"{name} ({binary}) cannot be run: {exc.strerror or exc}; {reinstall}") from exc
+    if proc.returncode < 0:
+        signal_name = _signal_name(-proc.returncode)
+        stderr = " ".join(proc.stderr.split())[-300:]
+        raise ToolFailed(f"{name} ({binary}) crashed ({signal_name}){': ' + stderr if stderr else ''}; {reinstall}")
+    return proc
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
