@@ -25,6 +25,10 @@ class ProblemsFound(StrataError):
         self.problems = problems
 
 
+class CheckFailed(StrataError):
+    """`render --check` found drift or problems; its report is already printed (exit 1)."""
+
+
 class ToolError(StrataError):
     """A pinned external binary (kubeconform, helm, kustomize, promtool) cannot do its job:
     an environment problem to fix on this machine, not a mistake in the spec."""

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Sequence
 
-from strata import pipeline, tools
-from strata.output import lock as lockfile
-from strata.errors import ProblemsFound, UsageError
+from strata import tools
+from strata.errors import OutputError, UsageError
 from strata.output import emit
 from strata.output.layout import KUSTOMIZATION, hydrated_dir, object_file
 from strata.output.lock import LOCK_NAME, HelmReleaseEntry, HydratedEntry, Lock
@@ -100,13 +98,39 @@ def _object_path(directory: str, obj: dict[str, Any]) -> str:
     return f"{directory}/{object_file(str(obj.get('kind', '')), meta.get('name', ''), meta.get('namespace'))}"
 
 
-def _template(out_dir: Path, cache: Path, release: HelmReleaseEntry, kubernetes_version: str, apis: list[str]) -> list[Any]:
+@dataclasses.dataclass(frozen=True)
+class Hydrated:
+    """One release's helm template output: its lock entry and its files (path -> bytes)."""
+
+    entry: HydratedEntry
+    files: dict[str, bytes]
+
+
+def still_current(entries: Iterable[HydratedEntry], releases: Iterable[tuple[HelmReleaseEntry, bytes]]) -> tuple[HydratedEntry, ...]:
+    """The hydration entries that stay: their release kept its chart version and the bytes of
+    its values file. ``releases``: (release, values file content)."""
+    current = {(r.name, r.version, values_digest(values)) for r, values in releases}
+    return tuple(h for h in entries if (h.release, h.version, h.values_digest) in current)
+
+
+def missing_charts(releases: Iterable[HelmReleaseEntry], cache: Path) -> list[Problem]:
+    problems = []
+    for release in releases:
+        if not chart_archive(cache, release).is_file():
+            command = " ".join(["helm", *pull_command(cache, release)])
+            problem = MISSING_CHART.problem((), f"{chart_archive(cache, release)} is missing; run: {command}")
+            problems.append(dataclasses.replace(problem, where=release.values_file))
+    return problems
+
+
+def _template(release: HelmReleaseEntry, values: bytes, cache: Path, kubernetes_version: str, apis: list[str]) -> list[Any]:
     archive = chart_archive(cache, release)
+    # The values go in on stdin (`-f -`): they come from the render in memory, not from a file.
     args = ["template", release.name, str(archive), "--namespace", release.namespace, "--kube-version", f"{kubernetes_version}.0",
-            "--include-crds", "--skip-tests", "-f", str(out_dir / release.values_file)]
+            "--include-crds", "--skip-tests", "-f", "-"]
     for api in apis:
         args += ["--api-versions", api]
-    proc = tools.run("helm", args)
+    proc = tools.run("helm", args, input=values.decode("utf-8"))
     if proc.returncode != 0:
         raise _Failed(dataclasses.replace(HYDRATE.problem((), " ".join(proc.stderr.split())), where=release.values_file))
     return parse.load_all(proc.stdout)
@@ -117,31 +141,28 @@ class _Failed(Exception):
         self.problem = problem
 
 
-def hydrate(out_dir: Path, previous: Lock, cache: Path, store: Path) -> dict[str, bytes]:
-    """The whole tree after hydration: strata's current files read back from disk, every
-    release's helm template output added, and the lock updated. Writes nothing."""
-    problems = []
-    for release in previous.helm_releases:
-        if not chart_archive(cache, release).is_file():
-            command = " ".join(["helm", *pull_command(cache, release)])
-            problem = MISSING_CHART.problem((), f"{chart_archive(cache, release)} is missing; run: {command}")
-            problems.append(dataclasses.replace(problem, where=release.values_file))
+def template(releases: Sequence[tuple[HelmReleaseEntry, bytes]], kubernetes_version: str, cache: Path,
+             store: Path) -> tuple[list[Hydrated], list[Problem]]:
+    """Run helm template once per release, from the chart cache, with the values given
+    (release, values file content); nothing is read from or written to an output tree."""
+    problems = missing_charts((r for r, _ in releases), cache)
     if problems:
-        raise ProblemsFound(problems)
-    tree = {f: (out_dir / f).read_bytes() for f in sorted(previous.owned - previous.hydrated_files - {LOCK_NAME}) if (out_dir / f).is_file()}
-    apis = api_versions(previous.kubernetes_version or "1.36", store)
+        return [], problems
+    apis = api_versions(kubernetes_version, store)
     rendered = []
-    for release in sorted(previous.helm_releases, key=lambda r: r.values_file):
+    for release, values in sorted(releases, key=lambda item: item[0].values_file):
         try:
-            docs = _template(out_dir, cache, release, previous.kubernetes_version or "1.36", apis)
+            docs = _template(release, values, cache, kubernetes_version, apis)
         except _Failed as failed:
             problems.append(failed.problem)
             continue
-        rendered.append((release, [d for d in docs if isinstance(d, dict) and d.get("kind")]))
-    cluster_scoped = (CLUSTER_SCOPED | _cluster_scoped_crds(doc for _, docs in rendered for doc in docs)
+        rendered.append((release, values, [d for d in docs if isinstance(d, dict) and d.get("kind")]))
+    if problems:
+        return [], problems
+    cluster_scoped = (CLUSTER_SCOPED | _cluster_scoped_crds(doc for _, _, docs in rendered for doc in docs)
                       | {gk.rpartition("/")[2] for gk, scope in crd_scopes(store).items() if scope == "Cluster"})
-    entries = []
-    for release, docs in rendered:
+    out = []
+    for release, values, docs in rendered:
         directory = hydrated_dir(release.layer, release.name)
         files = {}
         for doc in docs:
@@ -150,27 +171,27 @@ def hydrate(out_dir: Path, previous: Lock, cache: Path, store: Path) -> dict[str
         kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                          "resources": sorted(Path(f).name for f in files)}
         files[f"{directory}/{KUSTOMIZATION}"] = HEADER + emit.dump(kustomization).encode()
-        tree.update(files)
-        entries.append(HydratedEntry(release=release.name, version=release.version,
-                                     values_digest=values_digest(tree[release.values_file]), files=tuple(sorted(files))))
+        entry = HydratedEntry(release=release.name, version=release.version, values_digest=values_digest(values),
+                              files=tuple(sorted(files)))
+        out.append(Hydrated(entry, dict(sorted(files.items()))))
+    return out, []
+
+
+def hydrate_tree(out_dir: Path, previous: Lock, cache: Path, store: Path) -> tuple[dict[str, bytes], Lock, list[Problem]]:
+    """`strata hydrate DIR`: a tree strata rendered earlier, read back from disk (its lock
+    and values files), with every release's helm template output in place of the old one.
+    Returns the whole tree, its lock, and the problems; writes nothing."""
+    tree = {f: (out_dir / f).read_bytes() for f in sorted(previous.owned - previous.hydrated_files - {LOCK_NAME}) if (out_dir / f).is_file()}
+    releases = []
+    for release in previous.helm_releases:
+        if release.values_file not in tree:
+            raise OutputError(f"{out_dir / release.values_file} is listed in {LOCK_NAME} but missing; run strata render again")
+        releases.append((release, tree[release.values_file]))
+    hydrated, problems = template(releases, previous.kubernetes_version or "1.36", cache, store)
     if problems:
-        raise ProblemsFound(problems)
-    lock = previous.model_copy(update={"hydrated": tuple(entries), "files": tuple(sorted({*tree, LOCK_NAME}))})
+        return {}, previous, problems
+    for h in hydrated:
+        tree.update(h.files)
+    lock = previous.model_copy(update={"hydrated": tuple(h.entry for h in hydrated), "files": tuple(sorted({*tree, LOCK_NAME}))})
     tree[LOCK_NAME] = lock.dump()
-    return dict(sorted(tree.items()))
-
-
-def render_hydrated(loaded: Any, tree: dict[str, bytes], cache: Path, store: Path) -> dict[str, bytes]:
-    """The tree of one render with every release hydrated in the same run: the helm template
-    output, and the Applications of inventory packs (GitOps) pointing at it."""
-    with tempfile.TemporaryDirectory(prefix="strata-hydrate-") as tmp:
-        stage = Path(tmp)
-        for rel, content in tree.items():
-            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-            (stage / rel).write_bytes(content)
-        hydrated = hydrate(stage, lockfile.parse(tree[LOCK_NAME]), cache, store)
-    previous = lockfile.parse(hydrated[LOCK_NAME])
-    rerendered, _ = pipeline.render(loaded, previous)
-    return dict(sorted({**rerendered, **{f: hydrated[f] for f in previous.hydrated_files}}.items()))
-
-
+    return dict(sorted(tree.items())), lock, []

@@ -1,5 +1,12 @@
-"""The core of strata, free of any CLI concern: load and merge spec layers, validate them,
-run the policy checks, render the packs into an output tree, validate that tree."""
+"""The core of strata, free of any CLI concern. One sequence, each step a function below:
+
+    load (merge layers, validate the spec)  ->  check (policy rules)
+    ->  render the platform packs  ->  hydrate (helm template, in memory)
+    ->  render the inventory packs (GitOps), seeing which releases are hydrated
+    ->  plan (what changes on disk)  ->  validate (staged tree)  ->  write, or check drift
+
+``render_tree`` runs it for `strata render` and returns a typed ``Outcome`` that the CLI only
+prints; ``hydrate_tree`` and ``validate_tree`` are the same steps for an existing tree."""
 
 from __future__ import annotations
 
@@ -7,10 +14,12 @@ import dataclasses
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
-from strata import __version__, isolation, rules
-from strata.output import secrets
+from strata import __version__, hydrate, isolation, rules
+from strata.errors import UsageError
+from strata.output import lock as lockfile
+from strata.output import secrets, writer
 from strata.output import tree as output_tree
 from strata.output.lock import Lock, PackEntry
 from strata.packs import facts as pack_facts
@@ -26,6 +35,7 @@ from strata.spec.model import SUPPORTED_KUBERNETES
 from strata.validate.tree import validate as validate_tree_files
 from strata.output.layout import HELM_DIR, KUSTOMIZATION
 from strata.output.lock import LOCK_NAME
+from strata.rules import Rule
 
 
 @dataclasses.dataclass
@@ -88,27 +98,224 @@ def _locate(problems: list[Problem], sources: spec_sources.SourceMap) -> list[Pr
     return [p if p.mark else dataclasses.replace(p, mark=sources.lookup(p.path, prefer_key=False)) for p in problems]
 
 
-def render(loaded: Loaded, previous: Lock | None = None) -> tuple[dict[str, bytes], list[Problem]]:
-    """The output tree. Hydrated Helm output recorded in ``previous`` stays owned (and on disk)
-    while its release's chart version and values are unchanged."""
+# --- settings of a run -------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What a validator checks: a tree staged on disk, before it is written or accepted."""
+
+    root: Path
+    files: tuple[str, ...]  # every file of the tree, relative to root
+    lock: Lock  # the tree's lock: Kubernetes version, CRD schema sets, releases
+    display: str  # how problems name the tree (the output directory as the user gave it)
+
+    @property
+    def manifests(self) -> list[str]:
+        return manifest_files(self.files)
+
+
+Validator = Callable[[Target], list[Problem]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Validation:
+    """How trees are validated. Offline validation always runs; every validator sees the
+    same staged tree and their problems are reported together."""
+
+    schema_store: Path
+
+    def validators(self) -> tuple[Validator, ...]:
+        # A second validator (validate/server.py, `--server`) joins this tuple.
+        return (self.offline,)
+
+    def offline(self, target: Target) -> list[Problem]:
+        """kubeconform (strict, schema store) over every manifest, and kustomize build."""
+        return validate_tree_files(target.root, target.manifests, target.lock.kubernetes_version, self.schema_store, target.display)
+
+
+@dataclasses.dataclass(frozen=True)
+class Hydration:
+    """Run helm template for every release, offline, from ``chart_cache``; API versions
+    and custom kinds' scopes come from ``schema_store``."""
+
+    chart_cache: Path
+    schema_store: Path
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderRequest:
+    specs: list[tuple[str, bytes]]  # (file name, content), merged left to right
+    out_dir: Path
+    check: bool = False  # write nothing; report drift against the tree on disk
+    validation: Validation | None = None  # None only for an explicit --no-validate
+    hydration: Hydration | None = None
+
+
+# --- what a run produced ------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """The result of a run, for the CLI to print. Nothing was written when ``problems`` holds
+    an error, and never in a check."""
+
+    out_dir: Path
+    problems: list[Problem]
+    objects: int = 0  # Kubernetes manifests in the tree
+    plan: writer.Plan | None = None  # written: changed / unchanged / removed files
+    drift: tuple[writer.Drift, ...] = ()  # check: how the tree on disk differs
+    checked: bool = False
+    validated: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return has_errors(self.problems) or bool(self.drift)
+
+    def drift_problems(self, rule: Rule = rules.DRIFT) -> list[Problem]:
+        return [dataclasses.replace(rule.problem((), d.summary()), where=str(self.out_dir)) for d in self.drift]
+
+
+@dataclasses.dataclass(frozen=True)
+class Produced:
+    """A tree in memory: every file (path -> bytes, the lock included) and its lock."""
+
+    files: dict[str, bytes]
+    lock: Lock
+    problems: list[Problem]
+
+
+# --- the steps ----------------------------------------------------------------------------
+
+
+def render_tree(request: RenderRequest) -> Outcome:
+    """`strata render`: load, check, render, hydrate, plan, validate, then write or check."""
+    loaded = load(request.specs)
+    if has_errors(loaded.problems):
+        return Outcome(request.out_dir, loaded.problems)
+    previous = read_previous(request.out_dir)
+    # A --check that can prove the tree current from the lock alone (spec digest, versions,
+    # file digests) would return here, before rendering.
+    produced = produce(loaded, previous, request.hydration)
+    produced = dataclasses.replace(produced, problems=sorted_problems([*loaded.problems, *produced.problems]))  # spec warnings
+    if has_errors(produced.problems):
+        return Outcome(request.out_dir, produced.problems)
+    if request.check:
+        return check_tree(request.out_dir, produced, previous, request.validation)
+    return write_tree(request.out_dir, produced, previous, request.validation)
+
+
+def read_previous(out_dir: Path) -> Lock | None:
+    return lockfile.read(out_dir) if out_dir.is_dir() else None
+
+
+def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None = None) -> Produced:
+    """The whole output tree in memory, hydrated when asked. Hydrated output a previous lock
+    records stays owned (and on disk) while its release's chart version and values are
+    unchanged."""
     spec = loaded.spec
-    result = engine.render(spec, loaded.packs, previous.hydrated if previous else (), loaded.facts)
+    version = spec.cluster.kubernetes_version
+    facts = loaded.facts if loaded.facts is not None else pack_facts.compute(spec, loaded.packs)
+    result = engine.render_platform(spec, loaded.packs, facts)
+    releases = [(output_tree.release_entry(r), output_tree.values_file(r.values)) for r in result.releases]
+    hydrated: list[hydrate.Hydrated] = []
+    if hydration is None:
+        kept = hydrate.still_current(previous.hydrated if previous else (), releases)
+    elif has_errors(result.problems):
+        kept = ()
+    else:
+        hydrated, problems = hydrate.template(releases, version, hydration.chart_cache, hydration.schema_store)
+        if problems:
+            return Produced({}, Lock(), sorted_problems([*result.problems, *problems]))
+        kept = tuple(h.entry for h in hydrated)
+    engine.render_inventory(spec, loaded.packs, facts, result, frozenset(h.release for h in kept))
     enabled = [p for p in loaded.packs if engine.pack_config(spec, p) is not None]
     lock = Lock(
         strata_version=__version__,
         spec_digest=loaded.digest,
-        kubernetes_version=spec.cluster.kubernetes_version,
+        kubernetes_version=version,
         packs=tuple(PackEntry(name=p.name, version=p.version, source=p.source)
                     for p in sorted(enabled, key=lambda p: (p.name, p.version, p.source))),
         schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
-        hydrated=result.hydrated,
+        hydrated=kept,
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
-    tree, problems = output_tree.build(result.objects, result.releases, lock, outside_root)
-    return tree, sorted_problems([*result.problems, *problems, *isolation.check(result.objects), *secrets.scan(tree)])
+    files, lock, problems = output_tree.build(result.objects, result.releases, lock, outside_root)
+    problems = [*result.problems, *problems, *isolation.check(result.objects), *secrets.scan(files)]
+    for h in hydrated:  # beside the tree: neither in its kustomizations nor in the secret scan
+        files.update(h.files)
+    return Produced(dict(sorted(files.items())), lock, sorted_problems(problems))
 
 
-def manifest_files(files: list[str] | frozenset[str]) -> list[str]:
+def render(loaded: Loaded, previous: Lock | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+    """The output tree of a loaded spec, not hydrated (for tests and embedding)."""
+    produced = produce(loaded, previous)
+    return produced.files, produced.problems
+
+
+def write_tree(out_dir: Path, produced: Produced, previous: Lock | None, validation: Validation | None) -> Outcome:
+    """Plan, stage the tree beside the output, validate it there, then move it in. Nothing
+    is written when validation finds an error."""
+    the_plan = writer.plan(out_dir, produced.files, produced.lock.owned, previous)
+    problems = list(produced.problems)
+    with writer.staged(out_dir, produced.files) as stage:
+        if validation:
+            problems += validate_staged(stage, produced, validation, str(out_dir))
+            if has_errors(problems):
+                return Outcome(out_dir, sorted_problems(problems), validated=True)
+        writer.commit(stage, out_dir, produced.files, the_plan, previous)
+    return Outcome(out_dir, sorted_problems(problems), objects=_objects(produced.lock), plan=the_plan,
+                   validated=validation is not None)
+
+
+def check_tree(out_dir: Path, produced: Produced, previous: Lock | None, validation: Validation | None) -> Outcome:
+    """--check: the drift between the tree on disk and the rendered one, and the same
+    validation as a render, so a green check means current and valid. Writes nothing."""
+    drift = writer.diff(out_dir, produced.files, produced.lock.owned, previous)
+    problems = list(produced.problems)
+    if validation:
+        with writer.staged(out_dir, produced.files, beside=False) as stage:
+            problems += validate_staged(stage, produced, validation, str(out_dir))
+    return Outcome(out_dir, sorted_problems(problems), objects=_objects(produced.lock), drift=tuple(drift), checked=True,
+                   validated=validation is not None)
+
+
+def validate_staged(root: Path, produced: Produced, validation: Validation, display: str) -> list[Problem]:
+    """Every validator over a tree staged at ``root``: the files of this run, not the hydrated
+    output kept on disk from an earlier one."""
+    target = Target(root, tuple(produced.files), produced.lock, display)
+    return sorted_problems(p for validator in validation.validators() for p in validator(target))
+
+
+def _objects(lock: Lock) -> int:
+    return len(manifest_files(lock.files))
+
+
+def hydrate_tree(out_dir: Path, hydration: Hydration, validation: Validation | None) -> Outcome:
+    """`strata hydrate DIR`: add helm template output to a tree rendered earlier."""
+    previous = rendered_lock(out_dir)
+    files, lock, problems = hydrate.hydrate_tree(out_dir, previous, hydration.chart_cache, hydration.schema_store)
+    if problems:
+        return Outcome(out_dir, problems)
+    return write_tree(out_dir, Produced(files, lock, []), previous, validation)
+
+
+def validate_tree(out_dir: Path, validation: Validation) -> Outcome:
+    """`strata validate DIR`: every validator over a tree on disk, as strata wrote it."""
+    previous = rendered_lock(out_dir, "validate works on trees strata rendered")
+    target = Target(out_dir, tuple(sorted(previous.files)), previous, str(out_dir))
+    problems = sorted_problems(p for validator in validation.validators() for p in validator(target))
+    return Outcome(out_dir, problems, objects=_objects(previous), validated=True)
+
+
+def rendered_lock(out_dir: Path, hint: str = "run strata render first") -> Lock:
+    previous = lockfile.read(out_dir)
+    if previous is None or not previous.kubernetes_version:
+        raise UsageError(f"{out_dir} has no {LOCK_NAME}; {hint}")
+    return previous
+
+
+def manifest_files(files: Iterable[str]) -> list[str]:
     """The Kubernetes objects of a tree: not kustomizations, Helm values or the lock."""
     return sorted(
         f for f in files
@@ -116,8 +323,7 @@ def manifest_files(files: list[str] | frozenset[str]) -> list[str]:
     )
 
 
-def validate_tree(root: Path, files: list[str] | frozenset[str], kubernetes_version: str, store: Path, display: str) -> list[Problem]:
-    return validate_tree_files(root, manifest_files(files), kubernetes_version, store, display)
-
-
-__all__ = ["Loaded", "load", "check", "render", "validate_tree", "manifest_files", "has_errors"]
+__all__ = [
+    "Loaded", "load", "check", "render", "produce", "render_tree", "hydrate_tree", "validate_tree",
+    "RenderRequest", "Validation", "Hydration", "Target", "Validator", "Outcome", "Produced", "manifest_files", "has_errors",
+]

@@ -12,7 +12,7 @@ import click
 
 from strata.cli import commands
 from strata.cli.report import echo_problems
-from strata.errors import ProblemsFound, StrataError
+from strata.errors import CheckFailed, ProblemsFound, StrataError
 
 REPORT_URL = "https://github.com/strata-dev/strata/issues"
 
@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> None:
     except ProblemsFound as exc:
         echo_problems(exc.problems, commands.current_format())
         code = 1
+    except CheckFailed as exc:
+        code = exc.exit_code  # the report is printed already
     except StrataError as exc:
         click.echo(f"strata: error: {exc}", err=True)
         code = exc.exit_code

@@ -3,7 +3,6 @@ and reports; none decides anything itself."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -13,9 +12,7 @@ import click
 from strata import __version__, pipeline, rules as core_rules
 from strata import hydrate as hydrate_lib
 from strata.cli.report import echo_problems
-from strata.errors import ProblemsFound, UsageError
-from strata.output import lock as lockfile
-from strata.output import writer
+from strata.errors import CheckFailed, ProblemsFound, UsageError
 from strata.packs.loader import discover
 from strata.problems import has_errors
 from strata.validate import schema_store as store_lib
@@ -55,8 +52,8 @@ def _read_specs(paths: tuple[Path, ...]) -> list[tuple[str, bytes]]:
 @click.option("-f", "--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A spec layer; repeat to layer files left to right (maps merge).")
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(path_type=Path), help="The output directory.")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 with a diff if the tree on disk differs.")
-@click.option("--no-validate", is_flag=True, help="Skip kubeconform and kustomize.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 with a diff if the tree on disk differs, or if it is not valid.")
+@click.option("--no-validate", is_flag=True, help="Skip kubeconform and kustomize (with --check too).")
 @click.option("--hydrate", "with_hydration", is_flag=True, help="Also run helm template for every release (offline, from --charts).")
 @click.option("--charts", "chart_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Chart cache for --hydrate (default: $STRATA_CHART_CACHE or ~/.cache/strata/charts).")
@@ -65,61 +62,50 @@ def _read_specs(paths: tuple[Path, ...]) -> list[tuple[str, bytes]]:
 def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: bool, with_hydration: bool,
            chart_cache: Path | None, schema_store: Path | None, fmt: str) -> None:
     """Render spec layers into an output tree (validated before it is written)."""
-    loaded = pipeline.load(_read_specs(files))
-    problems = list(loaded.problems)
-    if has_errors(problems):
-        raise ProblemsFound(problems)
-    previous = lockfile.read(out_dir) if out_dir.is_dir() else None
-    tree, render_problems = pipeline.render(loaded, previous)
-    problems += render_problems
-    if with_hydration and not has_errors(problems):
-        cache = chart_cache or hydrate_lib.default_chart_cache()
-        tree = hydrate_lib.render_hydrated(loaded, tree, cache, schema_store or schema_store_default())
-    if has_errors(problems):
-        raise ProblemsFound(problems)
-    if check:
-        _check(out_dir, tree, problems, fmt)
-        return
-    version = loaded.spec.cluster.kubernetes_version
-    _write(out_dir, tree, problems, None if no_validate else (version, schema_store or schema_store_default()), fmt)
+    store = schema_store or schema_store_default()
+    outcome = pipeline.render_tree(pipeline.RenderRequest(
+        specs=_read_specs(files),
+        out_dir=out_dir,
+        check=check,
+        validation=None if no_validate else pipeline.Validation(store),
+        hydration=pipeline.Hydration(chart_cache or hydrate_lib.default_chart_cache(), store) if with_hydration else None,
+    ))
+    if outcome.checked:
+        _report_check(outcome, fmt)
+    else:
+        _report_written(outcome, fmt)
 
 
-def _write(out_dir: Path, tree: dict[str, bytes], problems: list, validation: tuple[str, Path] | None, fmt: str) -> None:
-    """Stage the tree, validate it there (kubernetes version, schema store) unless told not
-    to, then move it in and report; nothing is written when validation finds an error."""
-    the_plan = writer.plan(out_dir, tree)
-    with writer.staged(out_dir, tree) as stage:
-        if validation:
-            problems = problems + pipeline.validate_tree(stage, list(tree), *validation, str(out_dir))
-            if has_errors(problems):
-                raise ProblemsFound(problems)
-        writer.commit(stage, out_dir, tree, the_plan)
-    echo_problems(problems, fmt, {"written": list(the_plan.changed), "removed": list(the_plan.stale)})
+def _report_written(outcome: pipeline.Outcome, fmt: str) -> None:
+    if has_errors(outcome.problems) or outcome.plan is None:
+        raise ProblemsFound(outcome.problems)
+    the_plan = outcome.plan
+    echo_problems(outcome.problems, fmt, {"written": list(the_plan.changed), "removed": list(the_plan.stale)})
     if fmt == "text":
-        click.echo(f"{out_dir}: {len(the_plan.changed)} written, {len(the_plan.unchanged)} unchanged, {len(the_plan.stale)} removed", err=True)
+        click.echo(f"{outcome.out_dir}: {len(the_plan.changed)} written, {len(the_plan.unchanged)} unchanged, {len(the_plan.stale)} removed", err=True)
 
 
 def schema_store_default() -> Path:
     return store_lib.default_store()
 
 
-def _check(out_dir: Path, tree: dict[str, bytes], problems: list, fmt: str) -> None:
-    """CI output: a line per changed file and object, then the unified diff; exit 1 on drift."""
-    drifts = writer.diff(out_dir, tree)
-    drift_problems = [dataclasses.replace(core_rules.DRIFT.problem((), d.summary()), where=str(out_dir)) for d in drifts]
+def _report_check(outcome: pipeline.Outcome, fmt: str) -> None:
+    """CI output: problems, a line per changed file and object, then the unified diff."""
+    drifts = outcome.drift
     if fmt == "json":
-        echo_problems(problems + drift_problems, fmt, {
+        echo_problems(outcome.problems + outcome.drift_problems(), fmt, {
+            "validated": outcome.validated,
             "diff": [{"status": d.status, "path": d.path, "object": d.what or None, "diff": d.diff} for d in drifts]})
     else:
-        echo_problems(problems, fmt)
+        echo_problems(outcome.problems, fmt)
         for d in drifts:
             click.echo(d.summary())
         for d in drifts:
             click.echo(d.diff, nl=False)
-    if drifts:
-        if fmt == "text":
-            click.echo(f"{out_dir}: {len(drifts)} file(s) differ from the spec; run strata render to update", err=True)
-        sys.exit(1)
+        if drifts:
+            click.echo(f"{outcome.out_dir}: {len(drifts)} file(s) differ from the spec; run strata render to update", err=True)
+    if outcome.failed:
+        raise CheckFailed("render --check failed")
 
 
 @cli.command()
@@ -128,27 +114,16 @@ def _check(out_dir: Path, tree: dict[str, bytes], problems: list, fmt: str) -> N
 @format_option
 def validate(out_dir: Path, schema_store: Path | None, fmt: str) -> None:
     """Validate an output tree with kubeconform (strict) and kustomize build."""
-    previous = lockfile.read(out_dir)
-    if previous is None or not previous.kubernetes_version:
-        raise UsageError(f"{out_dir} has no {lockfile.LOCK_NAME}; validate works on trees strata rendered")
-    problems = pipeline.validate_tree(out_dir, sorted(previous.files), previous.kubernetes_version,
-                                      schema_store or schema_store_default(), str(out_dir))
-    if has_errors(problems):
-        raise ProblemsFound(problems)
-    echo_problems(problems, fmt, {"files": len(pipeline.manifest_files(list(previous.files)))})
+    outcome = pipeline.validate_tree(out_dir, pipeline.Validation(schema_store or schema_store_default()))
+    if has_errors(outcome.problems):
+        raise ProblemsFound(outcome.problems)
+    echo_problems(outcome.problems, fmt, {"files": outcome.objects})
     if fmt == "text":
-        click.echo(f"{out_dir}: {len(pipeline.manifest_files(list(previous.files)))} objects valid", err=True)
+        click.echo(f"{out_dir}: {outcome.objects} objects valid", err=True)
 
 
 chart_cache_option = click.option("--charts", "chart_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
                                   help="Chart cache of `helm pull` archives (default: $STRATA_CHART_CACHE or ~/.cache/strata/charts).")
-
-
-def _read_lock(out_dir: Path) -> lockfile.Lock:
-    previous = lockfile.read(out_dir)
-    if previous is None or not previous.kubernetes_version:
-        raise UsageError(f"{out_dir} has no {lockfile.LOCK_NAME}; run strata render first")
-    return previous
 
 
 @cli.command()
@@ -159,10 +134,10 @@ def _read_lock(out_dir: Path) -> lockfile.Lock:
 @format_option
 def hydrate(out_dir: Path, chart_cache: Path | None, no_validate: bool, schema_store: Path | None, fmt: str) -> None:
     """Add `helm template` output of every pinned release to a rendered tree (offline)."""
-    previous = _read_lock(out_dir)
     store = schema_store or schema_store_default()
-    tree = hydrate_lib.hydrate(out_dir, previous, chart_cache or hydrate_lib.default_chart_cache(), store)
-    _write(out_dir, tree, [], None if no_validate else (previous.kubernetes_version, store), fmt)
+    outcome = pipeline.hydrate_tree(out_dir, pipeline.Hydration(chart_cache or hydrate_lib.default_chart_cache(), store),
+                                    None if no_validate else pipeline.Validation(store))
+    _report_written(outcome, fmt)
 
 
 @cli.group()
@@ -176,7 +151,7 @@ def charts() -> None:
 def charts_pull(out_dir: Path, chart_cache: Path | None) -> None:
     """Download (helm pull) the pinned chart of every release in a rendered tree's lock."""
     cache = chart_cache or hydrate_lib.default_chart_cache()
-    fetched = hydrate_lib.pull(cache, _read_lock(out_dir))
+    fetched = hydrate_lib.pull(cache, pipeline.rendered_lock(out_dir))
     click.echo(f"{cache}: {len(fetched)} chart(s) pulled", err=True)
 
 

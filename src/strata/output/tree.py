@@ -47,8 +47,10 @@ def _helm_kustomization(r: RenderedRelease) -> bytes:
 
 
 def build(objects: list[RenderedObject], releases: list[RenderedRelease], lock: Lock,
-          outside_root: frozenset[str] = frozenset()) -> tuple[dict[str, bytes], list[Problem]]:
-    """``outside_root``: layers left out of the root kustomization (e.g. Argo CD Applications)."""
+          outside_root: frozenset[str] = frozenset()) -> tuple[dict[str, bytes], Lock, list[Problem]]:
+    """The files and the completed lock (its releases and files filled in; the hydrated
+    output it records stays beside the tree). ``outside_root``: layers left out of the root
+    kustomization (e.g. Argo CD Applications)."""
     files: dict[str, bytes] = {}
     problems: list[Problem] = []
     seen: dict[tuple, RenderedObject] = {}
@@ -72,7 +74,7 @@ def build(objects: list[RenderedObject], releases: list[RenderedRelease], lock: 
         "helm_releases": tuple(release_entry(r) for r in sorted(releases, key=_release_dir)),
     })
     files[LOCK_NAME] = lock.dump()
-    return dict(sorted(files.items())), problems
+    return dict(sorted(files.items())), lock, problems
 
 
 def release_entry(r: RenderedRelease) -> HelmReleaseEntry:

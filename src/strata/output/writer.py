@@ -20,6 +20,7 @@ import yaml
 
 from strata.errors import OutputError
 from strata.output import lock as lockfile
+from strata.output.lock import Lock
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,8 +30,9 @@ class Plan:
     stale: tuple[str, ...]  # owned before, no longer produced: removed
 
 
-def plan(out_dir: Path, tree: dict[str, bytes]) -> Plan:
-    previous = lockfile.read(out_dir) if out_dir.is_dir() else None
+def plan(out_dir: Path, tree: dict[str, bytes], owned_after: frozenset[str], previous: Lock | None) -> Plan:
+    """What writing ``tree`` changes. ``owned_after``: the files its lock claims (the tree
+    and hydrated output that stays on disk); ``previous``: the lock on disk."""
     owned = previous.owned if previous else frozenset()
     conflicts: list[str] = []
     changed, unchanged = [], []
@@ -54,13 +56,8 @@ def plan(out_dir: Path, tree: dict[str, bytes]) -> Plan:
             f"strata would overwrite files it does not own in {out_dir} (not listed in its {lockfile.LOCK_NAME}):\n  {listed}\n"
             "move them away or choose another output directory; nothing was written"
         )
-    stale = sorted(f for f in owned - owned_by(tree) if (out_dir / f).is_file())
+    stale = sorted(f for f in owned - owned_after if (out_dir / f).is_file())
     return Plan(tuple(changed), tuple(unchanged), tuple(stale))
-
-
-def owned_by(tree: dict[str, bytes]) -> frozenset[str]:
-    """The files the new lock claims: the tree plus what stays on disk (hydrated output)."""
-    return lockfile.parse(tree[lockfile.LOCK_NAME]).owned
 
 
 def _blocked_by_file(out_dir: Path, rel: str) -> bool:
@@ -74,10 +71,13 @@ def _blocked_by_file(out_dir: Path, rel: str) -> bool:
 
 
 @contextlib.contextmanager
-def staged(out_dir: Path, tree: dict[str, bytes]) -> Iterator[Path]:
-    """The tree written to a temporary directory beside ``out_dir``, removed afterwards."""
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.strata-", dir=out_dir.parent))
+def staged(out_dir: Path, tree: dict[str, bytes], beside: bool = True) -> Iterator[Path]:
+    """The tree written to a temporary directory, removed afterwards: beside ``out_dir`` so
+    that commit can move it in by rename, or (``beside=False``, to validate only) in the
+    system's temporary directory, leaving the output's parent untouched."""
+    if beside:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.strata-", dir=out_dir.parent if beside else None))
     try:
         for rel, content in tree.items():
             target = stage / rel
@@ -88,11 +88,10 @@ def staged(out_dir: Path, tree: dict[str, bytes]) -> Iterator[Path]:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def commit(stage: Path, out_dir: Path, tree: dict[str, bytes], the_plan: Plan) -> None:
+def commit(stage: Path, out_dir: Path, tree: dict[str, bytes], the_plan: Plan, previous: Lock | None) -> None:
     if not out_dir.exists():
         os.rename(stage, out_dir)
         return
-    previous = lockfile.read(out_dir)
     claimed = sorted(set(tree) | (previous.owned if previous else frozenset()))
     _atomic_write(out_dir / lockfile.LOCK_NAME, lockfile.claim(claimed))
     for rel in the_plan.changed:
@@ -132,9 +131,8 @@ class Drift:
         return f"{self.status}: {self.path}" + (f" ({self.what})" if self.what else "")
 
 
-def diff(out_dir: Path, tree: dict[str, bytes]) -> list[Drift]:
+def diff(out_dir: Path, tree: dict[str, bytes], owned_after: frozenset[str], previous: Lock | None) -> list[Drift]:
     """Every file that differs from the rendered tree, with a unified diff."""
-    previous = lockfile.read(out_dir) if out_dir.is_dir() else None
     owned = previous.owned if previous else frozenset()
     out = []
     for rel, content in tree.items():
@@ -144,7 +142,7 @@ def diff(out_dir: Path, tree: dict[str, bytes]) -> list[Drift]:
             continue
         status = "added" if old is None else "modified"
         out.append(Drift(status, rel, _describe(content), _unified(rel, old or b"", content)))
-    for rel in sorted(owned - owned_by(tree)):
+    for rel in sorted(owned - owned_after):
         target = out_dir / rel
         if target.is_file():
             old = target.read_bytes()

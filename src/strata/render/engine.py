@@ -17,8 +17,6 @@ from strata.packs import facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
 from strata.problems import Problem
-from strata.output.lock import HydratedEntry
-from strata.output.tree import values_digest, values_file
 from strata.render import inventory, parse
 from strata.render.objects import RenderedObject, RenderedRelease
 from strata.render.environment import environment
@@ -31,42 +29,49 @@ class RenderResult:
     objects: list[RenderedObject] = dataclasses.field(default_factory=list)
     releases: list[RenderedRelease] = dataclasses.field(default_factory=list)
     problems: list[Problem] = dataclasses.field(default_factory=list)
-    hydrated: tuple[HydratedEntry, ...] = ()  # still-valid hydration entries of the previous lock
 
 
-__all__ = ["RenderResult", "pack_config", "render"]
+__all__ = ["RenderResult", "pack_config", "render", "render_platform", "render_inventory"]
 
 
-def render(spec: Any, packs: tuple[Pack, ...], hydrated: tuple[HydratedEntry, ...] = (),
+def _enabled(spec: Any, packs: tuple[Pack, ...]) -> list[tuple[Pack, Any]]:
+    return [(p, c) for p in packs if (c := pack_config(spec, p)) is not None]
+
+
+def render(spec: Any, packs: tuple[Pack, ...], hydrated: frozenset[str] = frozenset(),
            facts: PackFacts | None = None) -> RenderResult:
-    """``hydrated``: a previous lock's hydration entries; those whose release kept its chart
-    version and values stay (``result.hydrated``) and inventory packs see them. ``facts``: the
+    """Every enabled pack: the platform, then the inventory packs describing it.
+    ``hydrated``: the releases whose helm template output the tree holds. ``facts``: the
     packs' exports for this spec (computed here when not given)."""
-    result = RenderResult()
     facts = facts if facts is not None else pack_facts.compute(spec, packs)
-    core = pack_facts.core_spec(spec)
-    enabled = [(p, c) for p in packs if (c := pack_config(spec, p)) is not None]
-    contributed: list[tuple[str, dict[str, Any]]] = []
-    for pack, config in enabled:
-        if not pack.manifest.inventory:
-            contributed += _render_pack(core, pack, config, facts, result)
-    result.releases = [_with_contributions(r, contributed) for r in result.releases]
-    result.hydrated = tuple(h for h in hydrated if _still_hydrated(h, result.releases))
-    describers = [(p, c) for p, c in enabled if p.manifest.inventory]
-    if describers:
-        rendered = inventory.build(result.objects, result.releases, {h.release for h in result.hydrated})
-        for pack, config in describers:
-            _render_pack(core, pack, config, facts, result, rendered)
+    result = render_platform(spec, packs, facts)
+    render_inventory(spec, packs, facts, result, hydrated)
     return result
 
 
-def _still_hydrated(entry: HydratedEntry, releases: list[RenderedRelease]) -> bool:
-    """Hydrated manifests stay while their release keeps its chart version and values."""
-    return any(
-        r.release.name == entry.release and r.release.version == entry.version
-        and values_digest(values_file(r.values)) == entry.values_digest
-        for r in releases
-    )
+def render_platform(spec: Any, packs: tuple[Pack, ...], facts: PackFacts) -> RenderResult:
+    """The packs that make the platform (all but inventory packs), with the values packs
+    contribute to each other's Helm releases merged in."""
+    result = RenderResult()
+    core = pack_facts.core_spec(spec)
+    contributed: list[tuple[str, dict[str, Any]]] = []
+    for pack, config in _enabled(spec, packs):
+        if not pack.manifest.inventory:
+            contributed += _render_pack(core, pack, config, facts, result)
+    result.releases = [_with_contributions(r, contributed) for r in result.releases]
+    return result
+
+
+def render_inventory(spec: Any, packs: tuple[Pack, ...], facts: PackFacts, result: RenderResult,
+                     hydrated: frozenset[str] = frozenset()) -> None:
+    """Inventory packs (GitOps) render last, from what the others rendered into ``result``
+    and which releases are hydrated (``hydrated``: release names)."""
+    describers = [(p, c) for p, c in _enabled(spec, packs) if p.manifest.inventory]
+    if describers:
+        core = pack_facts.core_spec(spec)
+        rendered = inventory.build(result.objects, result.releases, hydrated)
+        for pack, config in describers:
+            _render_pack(core, pack, config, facts, result, rendered)
 
 
 def _render_pack(spec: Any, pack: Pack, config: Any, facts: PackFacts, result: RenderResult,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from typing import AbstractSet
 
 from strata.output.layout import component_dir, hydrated_dir, release_dir
 from strata.packs.contract import HelmReleaseManifest
@@ -39,7 +40,7 @@ class Inventory:
     releases: tuple[Release, ...]
 
 
-def build(objects: list[RenderedObject], releases: list[RenderedRelease], hydrated: set[str] = frozenset()) -> Inventory:
+def build(objects: list[RenderedObject], releases: list[RenderedRelease], hydrated: AbstractSet[str] = frozenset()) -> Inventory:
     grouped: dict[tuple[str, str, str], list[RenderedObject]] = defaultdict(list)
     for obj in objects:
         grouped[(obj.pack, obj.layer, obj.component)].append(obj)
