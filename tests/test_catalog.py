@@ -1,4 +1,4 @@
-"""The built-in accelerator instance catalog (src/strata/catalog)."""
+"""The built-in EC2 instance catalog and region list (src/strata/catalog)."""
 
 from __future__ import annotations
 
@@ -63,11 +63,39 @@ def test_neuron_accelerators() -> None:
     assert inf2 is not None and inf2.accelerator == catalog.Accelerator("aws", "inferentia2", 1)
 
 
-def test_no_cpu_only_types_and_no_core_resources() -> None:
-    assert catalog.get("m5.large") is None
+def test_cpu_types_and_no_core_resources() -> None:
+    # Every type of the reference, CPU-only ones included (1,336 in Karpenter 1.14.1).
+    assert len(catalog.instance_types()) == 1336 and len(catalog.families()) == 175
+    m5 = catalog.get("m5.large")
+    assert m5 is not None and (m5.arch, m5.cpu, m5.memory_mib, m5.gpu, m5.accelerator) == ("amd64", 2, 8192, None, None)
+    c7g = catalog.get("c7g.16xlarge")
+    assert c7g is not None and c7g.arch == "arm64" and c7g.efa_interfaces == 1
     for it in catalog.instance_types().values():
-        assert it.gpu is not None or it.accelerator is not None
         assert {"cpu", "memory", "pods", "ephemeral-storage"}.isdisjoint(it.allocatable)
+
+
+def test_efa_as_the_reference_states_it() -> None:
+    p5 = catalog.get("p5.48xlarge")
+    assert p5 is not None and p5.efa_interfaces == 32
+    assert catalog.get("m5.large").efa_interfaces == 0  # type: ignore[union-attr]
+
+
+def test_fractional_gpu_types_have_no_whole_gpu() -> None:
+    # Karpenter labels g6f with instance-gpu-count 0 and advertises no nvidia.com/gpu.
+    g6f = catalog.get("g6f.large")
+    assert g6f is not None and g6f.gpu is None and "nvidia.com/gpu" not in g6f.allocatable
+
+
+@pytest.mark.parametrize(("name", "close"), [
+    ("c7i.4xlarj", "c7i.4xlarge"), ("c7ii", "c7i"), ("g6x", "g6"), ("p5.48xlarg", "p5.48xlarge"), ("zzzzzz", None),
+])
+def test_suggest(name: str, close: str | None) -> None:
+    assert catalog.suggest(name) == close
+
+
+def test_regions() -> None:
+    assert {"us-west-2", "us-east-1", "eu-central-1", "us-gov-west-1", "cn-north-1", "ap-southeast-7"} <= set(catalog.regions())
+    assert "us-wst-2" not in catalog.regions() and catalog.suggest_region("us-wst-2") == "us-west-2"
 
 
 def test_multi_node_nvlink_only_for_ultraserver_families() -> None:
@@ -81,7 +109,7 @@ def test_resolve_and_unknown() -> None:
     names = [t.name for t in resolved]
     assert names == sorted({"p5.4xlarge", "p5.48xlarge", "g5.xlarge"})
     missing = catalog.unknown(["p5", "nope", "m5", "nope"], ["g5.xlarge", "zz.big"])
-    assert missing == ("nope", "m5", "zz.big")  # m5 exists in EC2 but has no accelerator
+    assert missing == ("nope", "zz.big")
     assert catalog.unknown([], []) == () and catalog.resolve([], []) == ()
     with pytest.raises(TypeError):
         catalog.resolve("p5", [])
@@ -102,9 +130,9 @@ def test_catalog_is_read_only() -> None:
 
 def test_catalog_is_regenerated_from_reference(tmp_path) -> None:
     source = reference_dir() / REFERENCE_MD
-    out = tmp_path / "instance_types.yaml"
+    out = tmp_path / "instance_types.json"
     subprocess.run([sys.executable, str(SCRIPT), str(source), "--output", str(out)], check=True)
-    committed = files("strata.catalog").joinpath("instance_types.yaml").read_bytes()
+    committed = files("strata.catalog").joinpath("instance_types.json").read_bytes()
     assert out.read_bytes() == committed, (
-        "src/strata/catalog/instance_types.yaml is stale: run scripts/build-instance-catalog.py"
+        "src/strata/catalog/instance_types.json is stale: run scripts/build-instance-catalog.py"
     )

@@ -19,10 +19,16 @@ NOT_SPEC_RULES = {"pack/kubernetes-range", "tenancy/cross-team-network-policy", 
                   "validate/missing-schema", "validate/kustomize", "yaml", "spec"}
 
 
-def _expected(case: Path) -> str:
+def _expectation(case: Path) -> tuple[str, int | None]:
+    """The rule id of '# expect: <rule-id> [line N]' and the line it must point at, if given."""
     first = case.read_text().splitlines()[0]
     assert first.startswith("# expect: "), f"{case.name} must start with '# expect: <rule-id>'"
-    return first.removeprefix("# expect: ").strip()
+    rule, _, line = first.removeprefix("# expect: ").strip().partition(" line ")
+    return rule, int(line) if line else None
+
+
+def _expected(case: Path) -> str:
+    return _expectation(case)[0]
 
 
 def _load(path: Path) -> pipeline.Loaded:
@@ -32,7 +38,7 @@ def _load(path: Path) -> pipeline.Loaded:
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda p: p.stem)
 def test_rule_fires_on_its_case_with_a_location(case):
-    rule = _expected(case)
+    rule, line = _expectation(case)
     loaded = _load(case)
     fired = [p for p in loaded.problems if p.rule == rule]
     assert fired, f"{rule} did not fire; got {[p.format() for p in loaded.problems]}"
@@ -40,6 +46,8 @@ def test_rule_fires_on_its_case_with_a_location(case):
         assert problem.mark is not None and problem.mark.file.endswith(case.name)
         assert problem.mark.line >= 4, "the problem must point into the case, not at its first line"
         assert problem.format().endswith(f"[{rule}]")
+    if line is not None:
+        assert [p.mark.line for p in fired] == [line], [p.format() for p in fired]
 
 
 @pytest.mark.parametrize("case", VALID, ids=lambda p: p.stem)

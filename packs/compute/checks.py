@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.pack import Facts, PoolFacts, Problem, identity_problems, pool_facts, spec_path, tolerates
+from strata.pack import Facts, PoolFacts, Problem, catalog, identity_problems, pool_facts, spec_path, tolerates
 from . import rules as r
 from .config import Config
 
@@ -56,6 +56,7 @@ def _has(values: dict, keys: tuple[str, ...]) -> bool:
 
 def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, int]) -> Iterator[Problem]:
     pool = f.pool
+    yield from _check_catalog_names(path, f)
     yield from _check_gpu_claims(path, f)
     if f.instance_types and all(t.arch != pool.architecture for t in f.instance_types):
         arches = sorted({t.arch for t in f.instance_types})
@@ -87,6 +88,18 @@ def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, i
             yield r.GPU_LIMIT.problem(path + ("limits",), f"GPU pool {pool.name!r} has no limits.gpus")
         if not any(t.effect in ("NoSchedule", "NoExecute") for t in pool.taints):
             yield r.GPU_POOL_UNTAINTED.problem(path + ("taints",), f"GPU pool {pool.name!r} has no NoSchedule taint")
+
+
+def _check_catalog_names(path: tuple, f: PoolFacts) -> Iterator[Problem]:
+    for field, names, known in (("instance_families", f.pool.instance_families, catalog.families()),
+                                ("instance_types", f.pool.instance_types, catalog.instance_types())):
+        for i, name in enumerate(names):
+            if name in known:
+                continue
+            what = "instance family" if field == "instance_families" else "instance type"
+            close = catalog.suggest(name)
+            hint = f"; did you mean {close!r}?" if close else ""
+            yield r.UNKNOWN_INSTANCE.problem(path + (field, i), f"{name!r} is no EC2 {what} Karpenter knows{hint}")
 
 
 def _check_gpu_claims(path: tuple, f: PoolFacts) -> Iterator[Problem]:

@@ -12,6 +12,11 @@ GPU_MEMORY_UNITS = Rule(
     "instance-gpu-memory is MiB per GPU; a small number is a GiB or total-memory mistake",
     "write gpu.memoryMiB per GPU in MiB, e.g. 81920 for an 80 GB GPU",
 )
+UNKNOWN_INSTANCE = Rule(
+    "compute/unknown-instance-type",
+    "an instance type or family the EC2 catalog does not know matches no instance, so the pool can never launch it",
+    "use a name from the catalog (strata catalog --family NAME lists a family's types), e.g. c7i.4xlarge or c7i",
+)
 UNKNOWN_ACCELERATOR = Rule(
     "compute/unknown-accelerator",
     "the pool claims GPUs but none of its instance families or types is a known accelerator instance",
@@ -105,7 +110,7 @@ REMOVED_CHART_VALUE = Rule(
 )
 
 RULES = (
-    GPU_LABEL_MISMATCH, GPU_MEMORY_UNITS, UNKNOWN_ACCELERATOR, ARCHITECTURE_MISMATCH, CONSOLIDATION_POLICY,
+    GPU_LABEL_MISMATCH, GPU_MEMORY_UNITS, UNKNOWN_INSTANCE, UNKNOWN_ACCELERATOR, ARCHITECTURE_MISMATCH, CONSOLIDATION_POLICY,
     CONSOLIDATE_AFTER, EXPIRE_AFTER_LOCATION, AMI_FAMILY, NODE_IDENTITY, CONTROLLER_IDENTITY,
     RESTRICTED_LABEL, STATIC_POOL, GPU_LIMIT, GPU_POOL_UNTAINTED, TAINT_NOT_TOLERATED, OPERATOR_MODES,
     DRIVER_ON_NVIDIA_AMI, DEVICE_PLUGIN_BOTTLEROCKET, SMOKE_TEST_POOL, REMOVED_CHART_VALUE,

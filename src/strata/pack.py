@@ -8,6 +8,7 @@ A pack's ``pack.py`` defines ``Config`` (the pydantic model of its spec section)
 
 from __future__ import annotations
 
+from strata import catalog
 from strata.isolation import SHARED_LABEL, TEAM_LABEL
 from strata.packs.contract import LegacyField
 from strata.packs.facts import Facts
@@ -34,8 +35,8 @@ __all__ = [
     "DnsLabel", "Duration", "LabelKey", "LabelValue", "NonNegativeInt", "PositiveInt", "Quantity", "quantity",
     # the core spec every hook receives (cluster, node pools, teams)
     "CoreSpec", "NodePool", "Team",
-    # facts derived from node pools
-    "PoolFacts", "pool_facts", "all_pool_facts", "tolerates",
+    # facts derived from node pools, and the EC2 instance catalog they come from
+    "catalog", "PoolFacts", "pool_facts", "all_pool_facts", "tolerates",
     # models and checks several packs' sections share
     "ControllerIdentity", "RoleArn", "Toleration", "identity_problems", "mount_problem",
     # tenant isolation labels (strata.isolation judges the rendered NetworkPolicies by them)

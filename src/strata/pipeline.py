@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from strata import __version__, hydrate, isolation, rules
+from strata import __version__, catalog, hydrate, isolation, rules
 from strata.errors import UsageError
 from strata.output import lock as lockfile
 from strata.output import secrets, writer
@@ -73,6 +73,7 @@ def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) ->
     if version not in SUPPORTED_KUBERNETES:
         problems.append(rules.KUBERNETES_VERSION.problem(
             ("cluster", "kubernetesVersion"), f"Kubernetes {version} is outside the supported range {SUPPORTED_KUBERNETES[0]}-{SUPPORTED_KUBERNETES[-1]}"))
+    problems.extend(_check_region(spec.cluster.region))
     minor = _minor(version)
     for pack in packs:
         config = engine.pack_config(spec, pack)
@@ -88,6 +89,14 @@ def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) ->
             found = pack.call("check", core, config, facts.for_pack(pack))
             problems.extend(dataclasses.replace(p, path=pack_paths.resolve(p.path, pack.field_name, type(spec))) for p in found)
     return problems
+
+
+def _check_region(region: str) -> list[Problem]:
+    if region in catalog.regions():
+        return []
+    close = catalog.suggest_region(region)
+    hint = f"; did you mean {close!r}?" if close else ""
+    return [rules.UNKNOWN_REGION.problem(("cluster", "region"), f"{region!r} is not an AWS region{hint}")]
 
 
 def _minor(version: str) -> tuple[int, ...]:

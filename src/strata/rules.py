@@ -38,6 +38,11 @@ KUBERNETES_VERSION = Rule(
     "strata validates and renders for EKS Kubernetes 1.34 to 1.37 only",
     "set cluster.kubernetesVersion to a quoted version between \"1.34\" and \"1.37\"",
 )
+UNKNOWN_REGION = Rule(
+    "cluster/unknown-region",
+    "cluster.region is no AWS region, so nothing strata renders for it (ARNs, endpoints, S3 buckets) can work",
+    "use an AWS region code such as us-west-2 (strata catalog --regions lists them)",
+)
 PACK_KUBERNETES = Rule(
     "pack/kubernetes-range",
     "an enabled pack does not support the cluster's Kubernetes version (its pinned charts and APIs were not made for it)",
@@ -75,6 +80,6 @@ DRIFT = Rule(
 )
 
 CORE_RULES: tuple[Rule, ...] = (
-    SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, PACK_KUBERNETES,
+    SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
     VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY,
 )

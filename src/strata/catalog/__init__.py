@@ -1,19 +1,22 @@
-"""Built-in catalog of EC2 instance types with a GPU or an AWS accelerator.
+"""Built-in catalog of every EC2 instance type Karpenter knows, CPU-only and accelerated,
+and of the AWS regions.
 
-``instance_types.yaml`` is generated from Karpenter 1.14.1's instance-type reference (node
+``instance_types.json`` is generated from Karpenter 1.14.1's instance-type reference (node
 labels and allocatable resources; pinned at ``../shared/reference``) -- never edit it by hand,
 regenerate it with ``python scripts/build-instance-catalog.py [path/to/instance-types.md]``.
+``regions.json`` lists the AWS region codes (see its ``source``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
+import json
 from importlib.resources import files
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-import yaml
 
 @dataclasses.dataclass(frozen=True)
 class Gpu:
@@ -47,6 +50,14 @@ class InstanceType:
     def is_gpu(self) -> bool:
         return self.gpu is not None
 
+    @property
+    def efa_interfaces(self) -> int:
+        """EFA network interfaces a node offers (Karpenter's vpc.amazonaws.com/efa), 0 without EFA."""
+        return self.allocatable.get(EFA_RESOURCE, 0)
+
+
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+
 
 def _instance_type(name: str, d: dict) -> InstanceType:
     g, a = d["gpu"], d["accelerator"]
@@ -62,8 +73,7 @@ def _instance_type(name: str, d: dict) -> InstanceType:
 @functools.cache
 def instance_types() -> Mapping[str, InstanceType]:
     """All catalog entries by name, ordered by family, then size."""
-    text = files("strata.catalog").joinpath("instance_types.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = json.loads(files("strata.catalog").joinpath("instance_types.json").read_text(encoding="utf-8"))
     return MappingProxyType({n: _instance_type(n, d) for n, d in data["instanceTypes"].items()})
 
 
@@ -111,3 +121,22 @@ def unknown(families: Iterable[str], types: Iterable[str]) -> tuple[str, ...]:
 def gpu_names() -> frozenset[str]:
     """Every ``karpenter.k8s.aws/instance-gpu-name`` value in the catalog."""
     return frozenset(it.gpu.name for it in instance_types().values() if it.gpu)
+
+
+def suggest(name: str) -> str | None:
+    """The catalog type or family closest to a name that is neither, for 'did you mean'."""
+    pool = instance_types() if "." in name else families()
+    close = difflib.get_close_matches(name, list(pool), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+@functools.cache
+def regions() -> Mapping[str, str]:
+    """AWS region code -> its name, e.g. us-west-2 -> US West (Oregon)."""
+    data = json.loads(files("strata.catalog").joinpath("regions.json").read_text(encoding="utf-8"))
+    return MappingProxyType(dict(data["regions"]))
+
+
+def suggest_region(code: str) -> str | None:
+    close = difflib.get_close_matches(code, list(regions()), n=1, cutoff=0.6)
+    return close[0] if close else None

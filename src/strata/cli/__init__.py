@@ -10,9 +10,11 @@ import traceback
 
 import click
 
-from strata.cli import commands
+from strata.cli import catalog, commands
 from strata.cli.report import echo_problems
 from strata.errors import CheckFailed, ProblemsFound, StrataError
+
+commands.cli.add_command(catalog.catalog)
 
 REPORT_URL = "https://github.com/strata-dev/strata/issues"
 
