@@ -1,6 +1,6 @@
 """The dra pack's policy rules: DRA API, NVIDIA DRA driver and Karpenter mistakes that schemas miss."""
 
-from strata.pack import Rule, Severity
+from strata.pack import Rule
 
 KUBERNETES_VERSION = Rule(
     "dra/kubernetes-version",
@@ -51,7 +51,6 @@ SHARING_ISOLATION = Rule(
     "dra/sharing-not-isolation",
     "MPS and time-slicing share one GPU's memory and fault domain between pods; they are not isolation and no security boundary",
     "give workloads that must be isolated their own claims (whole GPUs or MIG instances); share only within one trusted workload",
-    Severity.WARNING,
 )
 KARPENTER_CLAIMS = Rule(
     "dra/karpenter-ignores-claims",

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import DnsLabel, Duration, LabelKey, LabelValue, Quantity, StrictModel
+from strata.pack import DnsLabel, LabelKey, LabelValue, PrometheusDuration, Quantity, StrictModel
 
 Labels = dict[LabelKey, LabelValue]
 # Where pack.yaml installs kube-prometheus-stack, and the release label its Prometheus selects.
@@ -37,7 +37,7 @@ class Prometheus(StrictModel):
     # Existing Prometheus only: it (or the ruler evaluating these rules) sees several clusters.
     shared: bool = False
     # Install only.
-    retention: Annotated[str, Field(pattern=r"^[0-9]+(h|d|w|y)$")] = "15d"
+    retention: PrometheusDuration = "15d"
     storage_size: Quantity = "100Gi"
     storage_class: str | None = None  # the cluster's default StorageClass when unset
     remote_write: tuple[RemoteWrite, ...] = ()
@@ -61,7 +61,7 @@ class DcgmExporter(StrictModel):
     # gpuOperator: the GPU Operator's exporter and ServiceMonitor (compute.gpuOperator.dcgmExporter);
     # chart: the standalone dcgm-exporter chart 4.8.2. Exactly one may run.
     source: Literal["gpuOperator", "chart"] = "gpuOperator"
-    interval: Duration = "15s"
+    interval: PrometheusDuration = "15s"
     # Also export DCGM_EXP_XID_ERRORS_COUNT (XIDs per code in a sliding window), off by default.
     xid_errors_count: bool = False
 
@@ -84,12 +84,12 @@ class KubeRay(StrictModel):
 
 class Thresholds(StrictModel):
     framebuffer_used_ratio: Annotated[float, Field(gt=0)] = 0.95  # of FB_USED + FB_FREE, 0-1
-    framebuffer_for: Duration = "10m"
+    framebuffer_for: PrometheusDuration = "10m"
     gpu_idle_utilization_percent: Annotated[float, Field(ge=0, le=100)] = 5
-    gpu_idle_for: Duration = "1h"
-    pending_gpu_pods_for: Duration = "15m"
-    karpenter_launch_failures_for: Duration = "30m"
-    ray_head_unavailable_for: Duration = "5m"
+    gpu_idle_for: PrometheusDuration = "1h"
+    pending_gpu_pods_for: PrometheusDuration = "15m"
+    karpenter_launch_failures_for: PrometheusDuration = "30m"
+    ray_head_unavailable_for: PrometheusDuration = "5m"
 
 
 class Dashboards(StrictModel):
@@ -104,7 +104,7 @@ class ExtraRule(StrictModel):
     alert: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None
     record: Annotated[str, Field(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")] | None = None
     expr: str
-    for_: Duration | None = Field(None, alias="for")
+    for_: PrometheusDuration | None = Field(None, alias="for")
     labels: dict[str, str] = {}
     annotations: dict[str, str] = {}
 

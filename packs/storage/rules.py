@@ -1,6 +1,6 @@
 """The storage pack's policy rules: CSI driver mistakes that schemas cannot see."""
 
-from strata.pack import Rule, Severity
+from strata.pack import Rule
 
 UNQUOTED_PARAMETER = Rule(
     "storage/unquoted-parameter",
@@ -51,7 +51,6 @@ FSX_CAPACITY = Rule(
     "storage/fsx-capacity",
     "FSx for Lustre sizes come in fixed increments; the driver rounds a request up, so the claim gets (and bills) more than it asks",
     "request the size the message names",
-    Severity.WARNING,
 )
 FSX_MOUNT_NAME = Rule(
     "storage/fsx-mount-name",
@@ -72,7 +71,6 @@ S3_POSIX = Rule(
     "storage/s3-posix-semantics",
     "Mountpoint is not POSIX: no rename, append, random writes, chmod, symlinks or locks, and files are unreadable until closed",
     "use EFS for home directories and FSx for Lustre for checkpoints and scratch; keep S3 for datasets, models and write-once outputs",
-    Severity.WARNING,
 )
 ACCESS_MODE = Rule(
     "storage/access-mode",

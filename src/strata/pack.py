@@ -17,7 +17,8 @@ from strata.problems import Problem, Severity
 from strata.render.inventory import Component, Inventory, Release
 from strata.rules import Rule
 from strata.spec.base import (
-    DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel, quantity,
+    DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, PrometheusDuration, Quantity, StrictModel,
+    quantity,
 )
 from strata.spec.claims import mount_problem
 from strata.spec.model import CoreSpec, NodePool, Team
@@ -32,7 +33,7 @@ __all__ = [
     # problem paths: a plain tuple is relative to the pack's section; spec_path() is from the root
     "spec_path", "SpecPath",
     # constrained types and quantities
-    "DnsLabel", "Duration", "LabelKey", "LabelValue", "NonNegativeInt", "PositiveInt", "Quantity", "quantity",
+    "DnsLabel", "Duration", "PrometheusDuration", "LabelKey", "LabelValue", "NonNegativeInt", "PositiveInt", "Quantity", "quantity",
     # the core spec every hook receives (cluster, node pools, teams)
     "CoreSpec", "NodePool", "Team",
     # facts derived from node pools, and the EC2 instance catalog they come from

@@ -83,3 +83,23 @@ CORE_RULES: tuple[Rule, ...] = (
     SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
     VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY,
 )
+
+
+def registry() -> list[Rule]:
+    """Every rule strata knows: the engine's, hydration's and every discovered pack's, by id
+    (what ``strata rules`` lists and README's rule table shows)."""
+    from strata import hydrate  # imported here: both import this module
+    from strata.packs.loader import discover
+
+    found = [*CORE_RULES, *hydrate.RULES, *(r for pack in discover() for r in pack.rules)]
+    return sorted(found, key=lambda r: r.id)
+
+
+def markdown_table(found: list[Rule]) -> str:
+    """README's rule table: id, severity, what the rule guards against, and the fix."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| rule | severity | what it guards against | fix |", "|---|---|---|---|"]
+    lines += [f"| `{r.id}` | {r.severity.value} | {cell(r.summary)} | {cell(r.fix)} |" for r in found]
+    return "\n".join(lines) + "\n"

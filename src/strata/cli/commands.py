@@ -175,10 +175,7 @@ def packs_list(fmt: str) -> None:
 
 
 def _all_rules() -> list[core_rules.Rule]:
-    found = [*core_rules.CORE_RULES, *hydrate_lib.RULES]
-    for pack in discover():
-        found.extend(pack.rules)
-    return sorted(found, key=lambda r: r.id)
+    return core_rules.registry()
 
 
 @cli.command("rules")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 
@@ -42,6 +42,46 @@ def quantity(value: str | float | int) -> float:
 
 # A Go duration as Karpenter accepts it ("30s", "5m", "720h", "1h30m").
 Duration = Annotated[str, StringConstraints(pattern=r"^([0-9]+(s|m|h))+$")]
+
+# Prometheus' own duration grammar (prometheus/common model.ParseDuration, which rule `for`,
+# retention and scrape intervals go through): "0", or integers with the units y w d h m s ms,
+# each at most once and from the largest to the smallest ("1d", "1h30m", "0s", "90s"), no
+# more than 2^63-1 nanoseconds. A year is 365d, a week 7d, a day 24h.
+_PROMETHEUS_UNITS = {"y": 365 * 86400 * 10**9, "w": 7 * 86400 * 10**9, "d": 86400 * 10**9, "h": 3600 * 10**9,
+                     "m": 60 * 10**9, "s": 10**9, "ms": 10**6}
+_PROMETHEUS_PART = re.compile(r"([0-9]+)(ms|[ywdhms])")
+
+
+def prometheus_duration_ns(text: str) -> int:
+    """The duration in nanoseconds, or ValueError exactly where Prometheus refuses it."""
+    if text == "0":
+        return 0
+    if text == "":
+        raise ValueError("empty duration string")
+    total, pos, last = 0, 0, -1
+    order = list(_PROMETHEUS_UNITS)
+    while pos < len(text):
+        match = _PROMETHEUS_PART.match(text, pos)
+        if match is None or match.end() < len(text) and not text[match.end()].isdigit():
+            raise ValueError(f"{text!r} is not a Prometheus duration: write integers with the units y, w, d, h, m, s, ms "
+                             "from the largest to the smallest, each once (1d, 1h30m, 90s, 0s)")
+        rank = order.index(match.group(2))
+        if rank <= last:
+            raise ValueError(f"{text!r} is not a Prometheus duration: units must go from the largest to the smallest, "
+                             "each once (write 1h30m, not 30m1h)")
+        last, pos = rank, match.end()
+        total += int(match.group(1)) * _PROMETHEUS_UNITS[match.group(2)]
+        if total > 2**63 - 1:
+            raise ValueError(f"{text!r} is out of range: Prometheus durations end at about 292 years")
+    return total
+
+
+def _prometheus_duration(text: str) -> str:
+    prometheus_duration_ns(text)
+    return text
+
+
+PrometheusDuration = Annotated[str, AfterValidator(_prometheus_duration)]
 LabelValue = Annotated[str, StringConstraints(pattern=r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$", max_length=63)]
 LabelKey = Annotated[
     str,
