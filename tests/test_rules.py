@@ -15,7 +15,7 @@ CASES = Path(__file__).parent / "cases"
 INVALID = sorted((CASES / "invalid").glob("*.yaml"))
 VALID = sorted((CASES / "valid").glob("*.yaml"))
 # Rules that no spec can trigger: they report on rendering, output trees or validation.
-NOT_SPEC_RULES = {"pack/kubernetes-range", "tenancy/cross-team-network-policy", "render/drift", "render/secret-in-output", "render/duplicate-object", "render/template", "validate/kubeconform",
+NOT_SPEC_RULES = {"pack/kubernetes-range", "tenancy/cross-team-network-policy", "render/drift", "render/repo-path", "render/secret-in-output", "render/duplicate-object", "render/template", "validate/kubeconform",
                   "validate/missing-schema", "validate/kustomize", "yaml", "spec"}
 
 

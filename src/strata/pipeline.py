@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 from strata import __version__, catalog, hydrate, isolation, rules
 from strata.errors import UsageError
 from strata.output import lock as lockfile
-from strata.output import secrets, writer
+from strata.output import repository, secrets, writer
 from strata.output import tree as output_tree
 from strata.output.lock import Lock, PackEntry
 from strata.packs import facts as pack_facts
@@ -48,8 +48,9 @@ class Loaded:
     facts: PackFacts | None = None  # every enabled pack's exports, computed once for the spec
 
 
-def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None) -> Loaded:
-    """Merge the layers, validate them and run every policy check; problems are collected."""
+def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None, out_dir: Path | None = None) -> Loaded:
+    """Merge the layers, validate them and run every policy check; problems are collected.
+    With ``out_dir``, spec fields naming the tree's place in Git are checked against it."""
     packs = discover() if packs is None else packs
     layers = spec_sources.load_layers(files)
     problems = list(layers.problems)
@@ -61,6 +62,8 @@ def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None) 
     if spec is not None:
         facts = pack_facts.compute(spec, packs)
         problems.extend(_locate(check(spec, packs, facts), layers.sources))
+        if out_dir is not None:
+            problems.extend(_locate(repository.problems(spec, packs, out_dir), layers.sources))
     digest = "sha256:" + hashlib.sha256(json.dumps(layers.data, sort_keys=True, default=str).encode()).hexdigest()
     return Loaded(spec, packs, layers.sources, digest, sorted_problems(problems), facts)
 
@@ -199,7 +202,7 @@ class Produced:
 
 def render_tree(request: RenderRequest) -> Outcome:
     """`strata render`: load, check, render, hydrate, plan, validate, then write or check."""
-    loaded = load(request.specs)
+    loaded = load(request.specs, out_dir=request.out_dir)
     if has_errors(loaded.problems):
         return Outcome(request.out_dir, loaded.problems)
     previous = read_previous(request.out_dir)

@@ -73,6 +73,11 @@ CROSS_TEAM_NETWORK_POLICY = Rule(
     "a NetworkPolicy strata writes lets one team's Pods reach another team's (their namespace, or their notebooks in the hub's namespace), so tenants are not isolated",
     "pin every peer to the policy's own team: its namespace, or podSelector strata.dev/team: <team> for Pods in a namespace teams share",
 )
+REPO_PATH = Rule(
+    "render/repo-path",
+    "the spec names where the tree lives in its Git repository (gitops.argocd.path), but it is written elsewhere there, so Argo CD syncs a path that does not exist",
+    "render with -o <repository root>/<that path>, or set the path to the output directory's path in the repository",
+)
 DRIFT = Rule(
     "render/drift",
     "the output tree on disk differs from what the spec renders",
@@ -81,7 +86,7 @@ DRIFT = Rule(
 
 CORE_RULES: tuple[Rule, ...] = (
     SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
-    VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY,
+    VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY, REPO_PATH,
 )
 
 

@@ -57,6 +57,9 @@ class PackManifest(StrictModel):
     # of what they rendered (components and Helm releases), e.g. to write GitOps Applications.
     inventory: bool = False
     in_root_kustomization: bool = True  # False: the layer is left out of the root kustomization
+    # A field of the pack's section (dotted camelCase, e.g. argocd.path) naming the output
+    # tree's path in its Git repository; strata compares it with where the tree is written.
+    repo_path: str | None = None
 
 
 # Hooks receive (spec, config, facts): the core spec, the pack's own config and the facts of

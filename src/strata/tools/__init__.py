@@ -83,3 +83,13 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def run_system(name: str, args: list[str], *, cwd: Path | None = None) -> subprocess.CompletedProcess[str] | None:
+    """Run an unpinned system binary (git) when it is on PATH; None when it is not, for the
+    callers that can do without it."""
+    found = shutil.which(name)
+    if found is None:
+        return None
+    env = dict(os.environ, LC_ALL="C", LANG="C")
+    return subprocess.run([found, *args], cwd=cwd, capture_output=True, text=True, env=env, check=False)
