@@ -24,6 +24,7 @@ from strata.spec.claims import mount_problem
 from strata.spec.model import CoreSpec, NodePool, Team
 from strata.spec.pools import PoolFacts, all_facts as all_pool_facts, facts as pool_facts, tolerates
 from strata.spec.shared import ControllerIdentity, RoleArn, Toleration, identity_problems
+from strata.tools import run as run_tool
 
 __all__ = [
     # the pack's own declarations
@@ -44,4 +45,6 @@ __all__ = [
     "TEAM_LABEL", "SHARED_LABEL",
     # what inventory packs (GitOps) receive: the rest of the rendered tree
     "Component", "Inventory", "Release",
+    # a pinned external binary (promtool ...), found and run the one way strata runs them
+    "run_tool",
 ]

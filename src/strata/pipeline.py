@@ -11,12 +11,14 @@ prints; ``hydrate_tree`` and ``validate_tree`` are the same steps for an existin
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import json
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from strata import __version__, catalog, hydrate, isolation, rules
+from strata import waivers as waiver_lib
 from strata.errors import UsageError
 from strata.output import lock as lockfile
 from strata.output import repository, secrets, writer
@@ -46,6 +48,7 @@ class Loaded:
     digest: str
     problems: list[Problem]
     facts: PackFacts | None = None  # every enabled pack's exports, computed once for the spec
+    waivers: tuple[waiver_lib.Applied, ...] = ()  # the spec's waivers that accepted an error
 
 
 def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None, out_dir: Path | None = None) -> Loaded:
@@ -64,8 +67,13 @@ def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None, 
         problems.extend(_locate(check(spec, packs, facts), layers.sources))
         if out_dir is not None:
             problems.extend(_locate(repository.problems(spec, packs, out_dir), layers.sources))
+    applied: tuple[waiver_lib.Applied, ...] = ()
+    if spec is not None and spec.waivers:
+        known = {r.id for r in rules.CORE_RULES} | {r.id for p in packs for r in p.rules}
+        problems, applied = waiver_lib.apply(spec.waivers, problems, layers.data, known, datetime.date.today())
+        problems = _locate(problems, layers.sources)
     digest = "sha256:" + hashlib.sha256(json.dumps(layers.data, sort_keys=True, default=str).encode()).hexdigest()
-    return Loaded(spec, packs, layers.sources, digest, sorted_problems(problems), facts)
+    return Loaded(spec, packs, layers.sources, digest, sorted_problems(problems), facts, applied)
 
 
 def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) -> list[Problem]:
@@ -250,6 +258,7 @@ def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None =
                     for p in sorted(enabled, key=lambda p: (p.name, p.version, p.source))),
         schemas=tuple(sorted({s for p in enabled for s in p.manifest.crds})),
         hydrated=kept,
+        waivers=tuple(lockfile.WaiverEntry(**w.as_dict()) for w in loaded.waivers),
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
     files, lock, problems = output_tree.build(result.objects, result.releases, lock, outside_root)

@@ -11,6 +11,7 @@ from typing import Iterable, NamedTuple
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    WAIVED = "waived"  # an error the spec's waivers: list accepts, with a reason; reported, never silent
 
 
 Path = tuple[str | int, ...]
@@ -47,7 +48,7 @@ class Problem:
 
     def format(self) -> str:
         location = str(self.mark) if self.mark else (self.where or "<spec>")
-        prefix = "warning: " if self.severity is Severity.WARNING else ""
+        prefix = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
         path = f" {format_path(self.path)}:" if self.path else ""
         return f"{location}:{path} {prefix}{self.message} [{self.rule}]"
 

@@ -78,6 +78,21 @@ REPO_PATH = Rule(
     "the spec names where the tree lives in its Git repository (gitops.argocd.path), but it is written elsewhere there, so Argo CD syncs a path that does not exist",
     "render with -o <repository root>/<that path>, or set the path to the output directory's path in the repository",
 )
+WAIVER_UNKNOWN_RULE = Rule(
+    "waiver/unknown-rule",
+    "a waiver names a rule strata does not have, or one no waiver can accept (spec, render and validation rules), so it waives nothing",
+    "name a policy rule id as strata rules lists it",
+)
+WAIVER_EXPIRED = Rule(
+    "waiver/expired",
+    "a waiver past its expiry date no longer accepts the error, so the exception ends visibly instead of silently living on",
+    "fix what the rule reports, or renew the waiver with a new expires date and a reason",
+)
+WAIVER_UNUSED = Rule(
+    "waiver/unused",
+    "a waiver that matches no error (fixed meanwhile, or a mistyped path) would silently accept a future one",
+    "remove the waiver, or correct its path or object",
+)
 DRIFT = Rule(
     "render/drift",
     "the output tree on disk differs from what the spec renders",
@@ -87,6 +102,7 @@ DRIFT = Rule(
 CORE_RULES: tuple[Rule, ...] = (
     SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
     VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY, REPO_PATH,
+    WAIVER_UNKNOWN_RULE, WAIVER_EXPIRED, WAIVER_UNUSED,
 )
 
 

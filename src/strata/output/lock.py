@@ -63,6 +63,16 @@ class HydratedEntry(StrictModel):
     files: tuple[RelativePath, ...]
 
 
+class WaiverEntry(StrictModel):
+    """A waiver of the spec that accepted an error, and the spec paths of what it accepted."""
+
+    rule: str
+    where: str  # the waiver's path or object, as written
+    reason: str
+    expires: str | None = None  # ISO date
+    waived: tuple[str, ...]
+
+
 class Lock(StrictModel):
     """A whole lock. An interrupted write leaves a lock with only ``files`` (every path it
     may have touched); such a lock has no ``kubernetes_version`` and is no rendered tree."""
@@ -74,6 +84,7 @@ class Lock(StrictModel):
     schemas: tuple[str, ...] = ()  # CRD schema sets the output was validated against
     helm_releases: tuple[HelmReleaseEntry, ...] = ()
     hydrated: tuple[HydratedEntry, ...] = ()
+    waivers: tuple[WaiverEntry, ...] = ()  # the spec's waivers that accepted an error
     files: tuple[RelativePath, ...] = ()
 
     @property
@@ -85,10 +96,11 @@ class Lock(StrictModel):
         return frozenset(f for h in self.hydrated for f in h.files)
 
     def as_dict(self) -> dict[str, Any]:
-        # Key order is part of the file's bytes; hydrated appears only when there is some.
+        # Key order is part of the file's bytes; hydrated and waivers appear only when there are some.
         data = self.model_dump(by_alias=True, mode="json")
-        if not self.hydrated:
-            del data["hydrated"]
+        for optional in ("hydrated", "waivers"):
+            if not getattr(self, optional):
+                del data[optional]
         return data
 
     def dump(self) -> bytes:

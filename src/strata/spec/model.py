@@ -3,6 +3,7 @@ Each pack adds its own section through its ``Config`` model (see strata.packs)."
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
 from typing import Annotated, Literal
 
@@ -138,12 +139,31 @@ class Team(StrictModel):
         return self.namespace or self.name
 
 
+class Waiver(StrictModel):
+    """An accepted exception to one rule at one place, with a reason; see strata.waivers."""
+
+    rule: Annotated[str, Field(pattern=r"^[a-z0-9-]+(/[a-z0-9-]+)?$")]
+    # Where: a spec path as problems print it (storage.claims[0].size; covers what is below
+    # it), or a named entry of a spec list (storage.claims/scratch), stable when lists move.
+    path: Annotated[str, Field(min_length=1)] | None = None
+    object: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.\[\]-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")] | None = None
+    reason: Annotated[str, Field(min_length=10)]  # who accepted what and why; printed on every render
+    expires: datetime.date | None = None
+
+    @model_validator(mode="after")
+    def _one_place(self) -> "Waiver":
+        if (self.path is None) == (self.object is None):
+            raise ValueError("set exactly one of path and object")
+        return self
+
+
 class CoreSpec(StrictModel):
     api_version: Literal["strata.dev/v1alpha1"]
     kind: Literal["Platform"]
     cluster: Cluster
     node_pools: tuple[NodePool, ...] = ()
     teams: tuple[Team, ...] = ()
+    waivers: tuple[Waiver, ...] = ()
 
     @property
     def team_namespaces(self) -> dict[str, str]:
