@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 from reference import REPO_ROOT
-from strata import rules
+from strata import pipeline, rules
 
 SCRIPT = REPO_ROOT / "scripts" / "build-rule-table.py"
 
@@ -43,3 +44,11 @@ def test_seed_mistakes_are_errors_and_warnings_are_the_listed_ones() -> None:
     by_id = {r.id: r for r in rules.registry()}
     assert all(by_id[rid].severity is rules.Severity.ERROR for rid in SEED_MISTAKES)
     assert {rid for rid, r in by_id.items() if r.severity is rules.Severity.WARNING} == WARNINGS
+
+
+def test_the_issue_severity_probes_are_errors() -> None:
+    cases = Path(__file__).parent / "cases" / "invalid"
+    for name, rule in (("fsx-capacity-10ti", "storage/fsx-capacity"), ("sharing-not-isolation", "dra/sharing-not-isolation")):
+        loaded = pipeline.load([(name, (cases / f"{name}.yaml").read_bytes())])
+        severities = [p.severity for p in loaded.problems if p.rule == rule]
+        assert severities and set(severities) == {rules.Severity.ERROR}, name
