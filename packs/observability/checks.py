@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 from strata.pack import Facts, Problem, spec_path
 
-from . import kuberay, metrics
+from . import kuberay, metrics, promql
 from . import rules as r
 from .config import Config
 from .context import gpu_operator, gpu_operator_runs_exporter, monitors, nvidia_pools
@@ -28,6 +28,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         yield r.MULTI_CLUSTER_WITHOUT_LABEL.problem(where, f"the Prometheus {what}, but observability.clusterLabel is not set")
     for i, rule in enumerate(config.extra_rules):
         yield from _check_expression(("extra_rules", i, "expr"), rule.expr, config)
+    yield from promql.check_extra_rules(config)
 
 
 def _check_dcgm_source(spec: Any, config: Config, op: Any) -> Iterator[Problem]:

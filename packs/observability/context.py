@@ -7,7 +7,7 @@ from typing import Any
 from strata.pack import Facts, all_pool_facts
 
 from . import alerts, dashboards, kuberay, metrics
-from .config import Config
+from .config import Config, ExtraRule
 from .selection import DCGM_CHART_NAMESPACE, GPU_OPERATOR_NAMESPACE, Monitor, gpu_operator_monitor_labels, labels_for
 
 
@@ -151,15 +151,19 @@ def _kube_prometheus_stack_values(spec: Any, config: Config) -> dict[str, Any]:
     }
 
 
+def extra_rule(rule: ExtraRule) -> dict[str, Any]:
+    """One of observability.extraRules as the PrometheusRule holds it (and promtool checks it)."""
+    return {k: v for k, v in rule.model_dump(by_alias=True, exclude_none=True).items() if v not in ({}, None)}
+
+
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     config = kuberay.resolve(facts, config)
     prom = config.prometheus
     karpenter = config.karpenter.enabled
     ray = config.kuberay.enabled and bool(config.kuberay.ray_namespaces)
     rule_groups = alerts.groups(config, karpenter=karpenter, ray=ray)
-    extra = [r.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False) for r in config.extra_rules]
-    if extra:
-        rule_groups.append({"name": "strata-extra", "rules": [{k: v for k, v in r.items() if v not in ({}, None)} for r in extra]})
+    if config.extra_rules:
+        rule_groups.append({"name": "strata-extra", "rules": [extra_rule(r) for r in config.extra_rules]})
     dash_ns = config.dashboards.namespace or prom.namespace
     return {
         "namespace": prom.namespace,

@@ -7,6 +7,11 @@ COUNTER_FUNCTION_ON_GAUGE = Rule(
     "rate()/increase() over a gauge, or sum() of the XID gauge, computes nonsense: DCGM_FI_DEV_XID_ERRORS holds the last XID code, so 31 then 13 reads as a counter reset",
     "alert on DCGM_FI_DEV_XID_ERRORS != 0 (or changes(...) > 0); use delta()/deriv()/avg_over_time() for other gauges",
 )
+PROMTOOL_REJECTS = Rule(
+    "observability/promtool-check",
+    "Prometheus refuses a rule that promtool check rules rejects (bad PromQL, label or annotation template), so the whole rule group never loads",
+    "fix the rule as promtool's message says (strata runs promtool check rules on every observability.extraRules entry)",
+)
 FRAMEBUFFER_UNITS = Rule(
     "observability/framebuffer-units",
     "the framebuffer gauges are MiB: a percent or ratio compared with them, or a bytes conversion, is wrong",
@@ -53,7 +58,7 @@ SEVERITY_OUTSIDE_LABELS = Rule(
     "write labels: {severity: warning} in the rule",
 )
 RULES = (
-    COUNTER_FUNCTION_ON_GAUGE, FRAMEBUFFER_UNITS, FRAMEBUFFER_RATIO_PERCENT, HOSTNAME_LABEL, METRIC_NOT_EXPORTED,
+    COUNTER_FUNCTION_ON_GAUGE, PROMTOOL_REJECTS, FRAMEBUFFER_UNITS, FRAMEBUFFER_RATIO_PERCENT, HOSTNAME_LABEL, METRIC_NOT_EXPORTED,
     MONITOR_NOT_SELECTED, DCGM_EXPORTER_TWICE, DCGM_EXPORTER_MISSING, MULTI_CLUSTER_WITHOUT_LABEL,
     SEVERITY_OUTSIDE_LABELS,
 )
