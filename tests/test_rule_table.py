@@ -37,7 +37,7 @@ SEED_MISTAKES = ["storage/fsx-capacity", "dra/sharing-not-isolation", "storage/s
                  "compute/unknown-instance-type", "cluster/unknown-region"]
 # Warnings on purpose: choices some platforms make knowingly; no seed calls them wrong.
 WARNINGS = {"compute/gpu-pool-untainted", "tenancy/privileged-namespace", "tenancy/team-without-groups",
-            "jark/unstable-username-claim", "jark/team-groups-overlap"}
+            "jark/unstable-username-claim", "jark/team-groups-overlap", "jark/open-load-balancer"}
 
 
 def test_seed_mistakes_are_errors_and_warnings_are_the_listed_ones() -> None:
