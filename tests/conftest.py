@@ -92,14 +92,17 @@ def strata(schema_store: Path):
 
 @pytest.fixture
 def strata_process(schema_store: Path):
-    """Run the installed CLI as its own process, for tests of the process itself (entry point,
-    hash seed, environment): ``strata_process("render", ...)`` -> CompletedProcess."""
+    """Run the installed ``strata`` script (the console entry point pyproject.toml declares) as
+    its own process, for tests of the process itself (hash seed, environment, installed
+    packs): ``strata_process("render", ...)`` -> CompletedProcess."""
     require_tool("kubeconform")
     require_tool("kustomize")
+    script = Path(sys.executable).with_name("strata")
+    assert script.is_file(), f"{script} is missing: install strata (pip install -e '.[test]')"
 
     def run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         full_env = dict(os.environ, STRATA_SCHEMA_STORE=str(schema_store), **(env or {}))
-        return subprocess.run([sys.executable, "-m", "strata", *map(str, args)], cwd=cwd or REPO_ROOT,
+        return subprocess.run([str(script), *map(str, args)], cwd=cwd or REPO_ROOT,
                               env=full_env, capture_output=True, text=True, check=False)
 
     return run
