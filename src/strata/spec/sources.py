@@ -4,6 +4,7 @@ them left to right (maps merge, everything else is replaced by the later layer).
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import yaml
@@ -51,6 +52,18 @@ def _mark(file: str, m: yaml.Mark) -> Mark:
     return Mark(file, m.line + 1, m.column + 1)
 
 
+_LINE_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")  # YAML 1.1's line breaks
+
+
+def _inside(mark: Mark, text: bytes) -> Mark:
+    """libyaml puts an error at the end of a file without a final newline on the line after
+    the last one; point at the end of the last line instead, where an editor can jump."""
+    lines = _LINE_BREAK.split(text.decode("utf-8", errors="replace"))
+    if mark.line <= len(lines):
+        return mark
+    return Mark(mark.file, len(lines), len(lines[-1]) + 1)
+
+
 def _build(node: yaml.Node, file: str, path: Path, sources: SourceMap, problems: list[Problem]) -> Any:
     sources.values[path] = _mark(file, node.start_mark)
     if isinstance(node, yaml.MappingNode):
@@ -91,7 +104,7 @@ def load_file(name: str, text: bytes) -> tuple[Any, SourceMap, list[Problem]]:
     try:
         docs = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
-        mark = _mark(name, exc.problem_mark) if exc.problem_mark else Mark(name, 1, 1)
+        mark = _inside(_mark(name, exc.problem_mark), text) if exc.problem_mark else Mark(name, 1, 1)
         reason = exc.problem or str(exc)
         problems.append(dataclasses.replace(rules.YAML.problem((), reason), mark=mark))
         return {}, sources, problems
