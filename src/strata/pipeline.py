@@ -14,6 +14,7 @@ import dataclasses
 import datetime
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -34,6 +35,7 @@ from strata.render import engine
 from strata.spec import sources as spec_sources
 from strata.spec import validate as spec_validate
 from strata.spec.model import SUPPORTED_KUBERNETES
+from strata.validate import record
 from strata.validate.tree import validate as validate_tree_files
 from strata.output.layout import HELM_DIR, KUSTOMIZATION
 from strata.output.lock import LOCK_NAME
@@ -149,6 +151,9 @@ class Validation:
         # A second validator (validate/server.py, `--server`) joins this tuple.
         return (self.offline,)
 
+    def record_key(self, lock: bytes) -> str | None:
+        return record.key(lock, [v.__name__ for v in self.validators()], self.schema_store)
+
     def offline(self, target: Target) -> list[Problem]:
         """kubeconform (strict, schema store) over every manifest, and kustomize build."""
         return validate_tree_files(target.root, target.manifests, target.lock.kubernetes_version, self.schema_store, target.display)
@@ -214,8 +219,8 @@ def render_tree(request: RenderRequest) -> Outcome:
     if has_errors(loaded.problems):
         return Outcome(request.out_dir, loaded.problems)
     previous = read_previous(request.out_dir)
-    # A --check that can prove the tree current from the lock alone (spec digest, versions,
-    # file digests) would return here, before rendering.
+    if request.check and previous is not None and unchanged(request, loaded, previous):
+        return check_unchanged(request.out_dir, loaded, previous, request.validation)
     produced = produce(loaded, previous, request.hydration)
     produced = dataclasses.replace(produced, problems=sorted_problems([*loaded.problems, *produced.problems]))  # spec warnings
     if has_errors(produced.problems):
@@ -223,6 +228,48 @@ def render_tree(request: RenderRequest) -> Outcome:
     if request.check:
         return check_tree(request.out_dir, produced, previous, request.validation)
     return write_tree(request.out_dir, produced, previous, request.validation)
+
+
+def unchanged(request: RenderRequest, loaded: Loaded, previous: Lock) -> bool:
+    """The tree on disk is exactly what rendering would write, proven without rendering:
+    the lock was written by this strata version from this spec with these packs, and every
+    file it owns has the digest it records. Anything else (hydration, a lock without
+    digests, a hand edit, a missing or extra owned file) renders and diffs as usual."""
+    spec = loaded.spec
+    enabled = sorted(((p.name, p.version, p.source) for p in loaded.packs if engine.pack_config(spec, p) is not None))
+    if (previous.strata_version != __version__ or previous.spec_digest != loaded.digest
+            or [(p.name, p.version, p.source) for p in previous.packs] != enabled
+            or request.hydration is not None or previous.hydrated or not previous.digests
+            or set(previous.files) != {*previous.digests, LOCK_NAME}):
+        return False
+    out = str(request.out_dir)
+    try:
+        with open(os.path.join(out, LOCK_NAME), "rb") as f:
+            if f.read() != previous.dump():  # the lock itself as strata writes it
+                return False
+        for rel, expected in previous.digests.items():
+            with open(os.path.join(out, rel), "rb") as f:
+                if lockfile.digest(f.read()) != expected:
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def check_unchanged(out_dir: Path, loaded: Loaded, previous: Lock, validation: Validation | None) -> Outcome:
+    """--check of a tree proven current: validated unless the same tree already validated
+    with the same validators, binaries and schemas (validate/record.py)."""
+    problems = list(loaded.problems)
+    if validation:
+        key = validation.record_key((out_dir / LOCK_NAME).read_bytes())
+        if not record.recorded(key, validation.schema_store):
+            target = Target(out_dir, tuple(sorted(previous.files)), previous, str(out_dir))
+            found = sorted_problems(p for validator in validation.validators() for p in validator(target))
+            if not found:
+                record.record(key, validation.schema_store)
+            problems += found
+    return Outcome(out_dir, sorted_problems(problems), objects=_objects(previous), checked=True,
+                   validated=validation is not None)
 
 
 def read_previous(out_dir: Path) -> Lock | None:
@@ -279,11 +326,16 @@ def write_tree(out_dir: Path, produced: Produced, previous: Lock | None, validat
     is written when validation finds an error."""
     the_plan = writer.plan(out_dir, produced.files, produced.lock.owned, previous)
     problems = list(produced.problems)
-    with writer.staged(out_dir, produced.files) as stage:
+    # Unvalidated, only what changes is staged: unchanged files are neither written nor touched.
+    staging = produced.files if validation or not out_dir.exists() else {f: produced.files[f] for f in the_plan.changed}
+    with writer.staged(out_dir, staging) as stage:
         if validation:
-            problems += validate_staged(stage, produced, validation, str(out_dir))
+            found = validate_staged(stage, produced, validation, str(out_dir))
+            problems += found
             if has_errors(problems):
                 return Outcome(out_dir, sorted_problems(problems), validated=True)
+            if not found:
+                record.record(validation.record_key(produced.files[LOCK_NAME]), validation.schema_store)
         writer.commit(stage, out_dir, produced.files, the_plan, previous)
     return Outcome(out_dir, sorted_problems(problems), objects=_objects(produced.lock), plan=the_plan,
                    validated=validation is not None)
@@ -296,7 +348,10 @@ def check_tree(out_dir: Path, produced: Produced, previous: Lock | None, validat
     problems = list(produced.problems)
     if validation:
         with writer.staged(out_dir, produced.files, beside=False) as stage:
-            problems += validate_staged(stage, produced, validation, str(out_dir))
+            found = validate_staged(stage, produced, validation, str(out_dir))
+        if not found:
+            record.record(validation.record_key(produced.files[LOCK_NAME]), validation.schema_store)
+        problems += found
     return Outcome(out_dir, sorted_problems(problems), objects=_objects(produced.lock), drift=tuple(drift), checked=True,
                    validated=validation is not None)
 

@@ -4,6 +4,7 @@ overwrite others' files, and by --check."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
@@ -86,6 +87,9 @@ class Lock(StrictModel):
     hydrated: tuple[HydratedEntry, ...] = ()
     waivers: tuple[WaiverEntry, ...] = ()  # the spec's waivers that accepted an error
     files: tuple[RelativePath, ...] = ()
+    # sha256 of every file strata rendered into the tree (not the lock, not hydrated output,
+    # whose entries carry their own inputs): --check proves an unchanged tree current with them.
+    digests: dict[RelativePath, str] = {}
 
     @property
     def owned(self) -> frozenset[str]:
@@ -98,13 +102,17 @@ class Lock(StrictModel):
     def as_dict(self) -> dict[str, Any]:
         # Key order is part of the file's bytes; hydrated and waivers appear only when there are some.
         data = self.model_dump(by_alias=True, mode="json")
-        for optional in ("hydrated", "waivers"):
+        for optional in ("hydrated", "waivers", "digests"):
             if not getattr(self, optional):
                 del data[optional]
         return data
 
     def dump(self) -> bytes:
         return (HEADER + emit.dump(self.as_dict())).encode()
+
+
+def digest(content: bytes) -> str:
+    return "sha256:" + hashlib.sha256(content).hexdigest()
 
 
 def claim(files: list[str]) -> bytes:

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from strata import rules
 from strata.output import emit
-from strata.output.lock import LOCK_NAME, HelmReleaseEntry, Lock
+from strata.output.lock import digest as lock_digest, LOCK_NAME, HelmReleaseEntry, Lock
 from strata.problems import Problem
 from strata.output.layout import HELM_DIR, KUSTOMIZATION, object_path, release_dir
 from strata.render.objects import RenderedObject, RenderedRelease
@@ -72,6 +72,7 @@ def build(objects: list[RenderedObject], releases: list[RenderedRelease], lock: 
     lock = lock.model_copy(update={
         "files": tuple(sorted({*files, LOCK_NAME, *lock.hydrated_files})),
         "helm_releases": tuple(release_entry(r) for r in sorted(releases, key=_release_dir)),
+        "digests": {path: lock_digest(content) for path, content in sorted(files.items())},
     })
     files[LOCK_NAME] = lock.dump()
     return dict(sorted(files.items())), lock, problems

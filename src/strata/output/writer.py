@@ -33,40 +33,57 @@ class Plan:
 def plan(out_dir: Path, tree: dict[str, bytes], owned_after: frozenset[str], previous: Lock | None) -> Plan:
     """What writing ``tree`` changes. ``owned_after``: the files its lock claims (the tree
     and hydrated output that stays on disk); ``previous``: the lock on disk."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"{out_dir} exists and is not a directory")
     owned = previous.owned if previous else frozenset()
+    on_disk, directories = _scan(out_dir)  # one walk instead of a few stats per file
     conflicts: list[str] = []
     changed, unchanged = [], []
     for rel, content in tree.items():
-        target = out_dir / rel
-        if target.is_dir() or _blocked_by_file(out_dir, rel):
+        if rel in directories or _blocked_by_file(on_disk, rel):
             conflicts.append(rel)
-        elif not target.exists():
+        elif rel not in on_disk:
             changed.append(rel)
         elif rel not in owned:
             conflicts.append(rel)
-        elif target.read_bytes() != content:
+        elif _read(out_dir, rel) != content:
             changed.append(rel)
         else:
             unchanged.append(rel)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise OutputError(f"{out_dir} exists and is not a directory")
     if conflicts:
         listed = "\n  ".join(conflicts[:20])
         raise OutputError(
             f"strata would overwrite files it does not own in {out_dir} (not listed in its {lockfile.LOCK_NAME}):\n  {listed}\n"
             "move them away or choose another output directory; nothing was written"
         )
-    stale = sorted(f for f in owned - owned_after if (out_dir / f).is_file())
+    stale = sorted(f for f in owned - owned_after if f in on_disk)
     return Plan(tuple(changed), tuple(unchanged), tuple(stale))
 
 
-def _blocked_by_file(out_dir: Path, rel: str) -> bool:
+def _scan(out_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """Every file (anything not a directory) and directory below ``out_dir``, relative."""
+    files: list[str] = []
+    directories: list[str] = []
+    root = str(out_dir)
+    for top, dirs, names in os.walk(root):
+        prefix = "" if top == root else os.path.relpath(top, root).replace(os.sep, "/") + "/"
+        files += [prefix + n for n in names]
+        directories += [prefix + d for d in dirs]
+    return frozenset(files), frozenset(directories)
+
+
+def _read(out_dir: Path, rel: str) -> bytes:
+    with open(os.path.join(out_dir, rel), "rb") as f:
+        return f.read()
+
+
+def _blocked_by_file(on_disk: frozenset[str], rel: str) -> bool:
     """A parent directory of ``rel`` exists as a file."""
-    parent = Path(rel).parent
-    while str(parent) not in ("", "."):
-        if (out_dir / parent).is_file():
+    parent = rel.rpartition("/")[0]
+    while parent:
+        if parent in on_disk:
             return True
-        parent = parent.parent
+        parent = parent.rpartition("/")[0]
     return False
 
 
@@ -79,10 +96,14 @@ def staged(out_dir: Path, tree: dict[str, bytes], beside: bool = True) -> Iterat
         out_dir.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.strata-", dir=out_dir.parent if beside else None))
     try:
+        made = {""}
         for rel, content in tree.items():
-            target = stage / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
+            directory = rel.rpartition("/")[0]
+            if directory not in made:
+                os.makedirs(os.path.join(stage, directory), exist_ok=True)
+                made.add(directory)
+            with open(os.path.join(stage, rel), "wb") as f:
+                f.write(content)
         yield stage
     finally:
         shutil.rmtree(stage, ignore_errors=True)

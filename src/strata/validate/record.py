@@ -1,0 +1,64 @@
+"""What validation proved, remembered outside the tree: a tree strata wrote is identified by
+its lock (which holds every rendered file's digest), and its validation result depends on
+nothing else but the validators, the binaries they run and the schema store. So after a
+clean validation, an empty file named by the digest of all of those is left in the schema
+store (``<store>/validated/``); a later --check of the same, verified-unchanged tree with
+the same tools and schemas need not prove it again. The tree's own bytes never depend on
+it (a --no-validate render writes the same lock), and a fresh machine, or any change to
+a binary or a schema, simply validates again."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable
+
+from strata import tools
+
+DIRECTORY = "validated"
+_TOOLS = ("kubeconform", "kustomize")
+
+
+def key(lock: bytes, validators: Iterable[str], store: Path) -> str | None:
+    """None when a binary is missing: nothing can be said about validating with it."""
+    h = hashlib.sha256(lock)
+    h.update("\0".join(validators).encode())
+    for name in _TOOLS:
+        try:
+            path = tools.find(name).resolve()
+            stat = path.stat()
+        except (OSError, Exception):  # ToolMissing or an unreadable binary
+            return None
+        h.update(f"\0{name}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    root = Path(store)
+    if not root.is_dir():
+        return None
+    for top, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not (top == str(root) and d == DIRECTORY))
+        rel = os.path.relpath(top, root)
+        if rel.split(os.sep)[0] == "core":
+            # converted core schemas: named by the kubernetes-validate release they come from
+            h.update(f"\0{rel}".encode())
+            if rel.count(os.sep) >= 1:
+                dirs[:] = []
+            continue
+        for name in sorted(files):
+            stat = os.stat(os.path.join(top, name))
+            h.update(f"\0{rel}/{name}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+def recorded(digest: str | None, store: Path) -> bool:
+    return digest is not None and (Path(store) / DIRECTORY / digest).is_file()
+
+
+def record(digest: str | None, store: Path) -> None:
+    """Best effort: a read-only store only means the next check validates again."""
+    if digest is None:
+        return
+    try:
+        (Path(store) / DIRECTORY).mkdir(parents=True, exist_ok=True)
+        (Path(store) / DIRECTORY / digest).touch()
+    except OSError:
+        pass
