@@ -89,7 +89,7 @@ class Lock(StrictModel):
     files: tuple[RelativePath, ...] = ()
     # sha256 of every file strata rendered into the tree (not the lock, not hydrated output,
     # whose entries carry their own inputs): --check proves an unchanged tree current with them.
-    digests: dict[RelativePath, str] = {}
+    digests: dict[str, str] = {}  # keys are files (checked there), not validated twice
 
     @property
     def owned(self) -> frozenset[str]:
