@@ -6,7 +6,7 @@ import difflib
 import re
 from typing import Any, Iterator
 
-from strata.pack import Facts, Problem, identity_problems, mount_problem, quantity
+from strata.pack import Facts, Problem, catalog, identity_problems, mount_problem, quantity
 
 from . import drivers as d
 from . import rules as r
@@ -194,6 +194,10 @@ def _check_efs_volume(source: Source) -> Iterator[Problem]:
 
 def _check_bucket(source: Source) -> Iterator[Problem]:
     bucket: S3Bucket = source.item
+    if bucket.region is not None and bucket.region not in catalog.regions():
+        close = catalog.suggest_region(bucket.region)
+        hint = f"; did you mean {close!r}?" if close else ""
+        yield r.UNKNOWN_REGION.problem(source.path + ("region",), f"{bucket.region!r} is not an AWS region{hint}")
     if bucket.read_only and (bucket.allow_delete or bucket.allow_overwrite):
         field = "allowDelete" if bucket.allow_delete else "allowOverwrite"
         yield r.S3_MOUNT_OPTIONS.problem(source.path + (field,), f"{field} contradicts readOnly (the default); set readOnly: false for a writable mount")

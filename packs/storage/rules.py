@@ -98,7 +98,14 @@ CONTROLLER_IDENTITY = Rule(
     "with identity irsa set controllerRoleArn; with podIdentity remove it and create the association",
 )
 
+UNKNOWN_REGION = Rule(
+    "storage/unknown-region",
+    "an S3 bucket's region is no AWS region, so Mountpoint can never reach the bucket and every Pod mounting it hangs",
+    "use the bucket's AWS region code (aws s3api get-bucket-location), or leave region unset for the cluster's",
+)
+
 RULES = (
+    UNKNOWN_REGION,
     UNQUOTED_PARAMETER, UNKNOWN_PARAMETER, EFS_PARAMETERS, EFS_GID_RANGE, EFS_SUB_PATH, EFS_CAPACITY,
     EFS_STATIC_VOLUME, FSX_DATA_REPOSITORY, FSX_PARAMETERS, FSX_CAPACITY, FSX_MOUNT_NAME, S3_STATIC_ONLY,
     S3_MOUNT_OPTIONS, S3_POSIX, ACCESS_MODE, CLAIM_SOURCE, CLAIM_NAMESPACE, DUPLICATE_NAME, CONTROLLER_IDENTITY,
