@@ -1,4 +1,5 @@
-"""The fast emitter writes YAML that PyYAML reads back to exactly the same data."""
+"""strata.yamlio: the fast emitter writes YAML that PyYAML reads back to exactly the same data,
+and the fast loader reads exactly what yaml.safe_load_all reads."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strata.output.emit import dump
+from strata.yamlio import dump
 
 tricky = st.sampled_from(["on", "Off", "y", "N", "yes", "null", "~", "1.36", "1e3", "0x1F", "010", "1:30", "2026-11-29",
                           "a: b", "# c", "- d", "10Gi", "500m", "720h", "1h30m", "", " lead", "trail ", "*ref", "&a", "!tag",
@@ -42,7 +43,7 @@ def test_kubernetes_style_output():
 @settings(max_examples=300, deadline=None)
 @given(value=data)
 def test_render_parser_matches_safe_load(value):
-    from strata.render.parse import load_all
+    from strata.yamlio import load_all
 
     text = yaml.safe_dump(value) + "---\n" + dump(value)
     assert load_all(text) == [d for d in yaml.safe_load_all(text) if d is not None]

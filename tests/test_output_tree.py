@@ -151,7 +151,7 @@ def test_a_credential_in_free_form_values_stops_the_render(strata, tmp_path):
 
 
 def test_secret_scan_recognises_secret_objects_and_keys():
-    from strata.output.secrets import scan
+    from strata.secrets import scan
 
     files = {
         "a.yaml": b"# header\napiVersion: v1\nkind: Secret\nmetadata: {name: x}\n",

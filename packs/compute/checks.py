@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from strata.pack import Facts, PoolFacts, Problem, catalog, identity_problems, pool_facts, spec_path, tolerates
+from strata.pack import Facts, PoolFacts, Problem, catalog, identity_problems, nested_has, pool_facts, spec_path, tolerates
 from . import rules as r
 from .config import Config
 
@@ -42,16 +42,8 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     for release, section in (("karpenter", config.karpenter), ("gpu-operator", config.gpu_operator)):
         path = ("karpenter" if release == "karpenter" else "gpu_operator", "values_overrides")
         for keys, advice in REMOVED_VALUES[release].items():
-            if _has(section.values_overrides, keys):
+            if nested_has(section.values_overrides, keys):
                 yield r.REMOVED_CHART_VALUE.problem(path + keys, f"{'.'.join(keys)} is not read by the pinned {release} chart: {advice}")
-
-
-def _has(values: dict, keys: tuple[str, ...]) -> bool:
-    for key in keys:
-        if not isinstance(values, dict) or key not in values:
-            return False
-        values = values[key]
-    return True
 
 
 def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, int]) -> Iterator[Problem]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, Iterator, Mapping
 
-from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, mount_problem, quantity, spec_path
+from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, mount_problem, nested_get, quantity, secret_values, spec_path
 
 from . import images, rules as r
 from .config import Config, Placement
@@ -14,10 +13,6 @@ from .resources import fit_problem, gpu_problem, hub_bytes, toleration_dicts
 
 UNSTABLE_CLAIMS = {"name", "given_name", "family_name", "nickname", "display_name", "middle_name"}
 RAY_RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
-# Secret-bearing value names (lower case, without _ and -) and environment variable names.
-SECRET_KEYS = {"clientsecret", "password", "secrettoken", "cookiesecret", "apitoken", "token", "secretkey",
-               "accesskey", "privatekey", "secretaccesskey", "sessiontoken", "keys"}
-SECRET_ENV = re.compile(r"(SECRET|PASSWORD|TOKEN|PRIVATE_KEY|ACCESS_KEY)", re.I)
 HUB_TOP_LEVEL = {"enabled", "fullnameOverride", "nameOverride", "imagePullSecret", "imagePullSecrets", "hub", "proxy",
                  "singleuser", "scheduling", "ingress", "httpRoute", "prePuller", "custom", "cull", "debug", "rbac", "global"}
 OAUTHENTICATOR_RENAMED = {"username_key": "username_claim", "extra_params": "token_params",
@@ -118,37 +113,9 @@ def _check_claim(path: tuple, ref: str, namespace: str, claims: Mapping[str, Ite
         yield r.PVC_CROSS_NAMESPACE.problem(path, f"{what}: {why}")
 
 
-def _walk(values: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
-    yield path, values
-    if isinstance(values, dict):
-        for key, value in values.items():
-            yield from _walk(value, path + (key,))
-    elif isinstance(values, list):
-        for i, value in enumerate(values):
-            yield from _walk(value, path + (i,))
-
-
 def _check_secrets(path: tuple, overrides: dict[str, Any]) -> Iterator[Problem]:
-    for where, value in _walk(overrides):
-        if not where or value in (None, "", [], {}):
-            continue
-        key = where[-1]
-        if isinstance(key, str) and not isinstance(value, dict):
-            normal = key.lower().replace("_", "").replace("-", "")
-            env_var = len(where) >= 2 and where[-2] in ("extraEnv", "env") and SECRET_ENV.search(key)
-            if normal in SECRET_KEYS or (env_var and isinstance(value, str)):
-                yield r.SECRET_IN_VALUES.problem(path + where, f"{'.'.join(map(str, where))} holds a secret value")
-        elif isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(value.get("value"), str):
-            if SECRET_ENV.search(value["name"]) and value["value"]:
-                yield r.SECRET_IN_VALUES.problem(path + where + ("value",), f"environment variable {value['name']} holds a secret value")
-
-
-def _get(values: dict[str, Any], *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(values, dict) or key not in values:
-            return None
-        values = values[key]
-    return values
+    for where, message in secret_values(overrides):
+        yield r.SECRET_IN_VALUES.problem(path + where, message)
 
 
 # --- JupyterHub -------------------------------------------------------------------------
@@ -186,9 +153,9 @@ def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[
     opath = base + ("values_overrides",)
     yield from _check_secrets(opath, overrides)
     yield from _check_hub_overrides(opath, overrides)
-    if hub.ingress is not None and _get(overrides, "proxy", "service", "type") == "LoadBalancer":
+    if hub.ingress is not None and nested_get(overrides, ("proxy", "service", "type")) == "LoadBalancer":
         yield r.TWO_LOAD_BALANCERS.problem(opath + ("proxy", "service", "type"), "the hub already has an Ingress")
-    limits = _get(overrides, "singleuser", "extraResource", "limits") or {}
+    limits = nested_get(overrides, ("singleuser", "extraResource", "limits")) or {}
     for key in limits:
         if key.endswith("/gpu"):
             yield r.GPUS_FOR_EVERY_USER.problem(opath + ("singleuser", "extraResource", "limits", key), f"{key} here is given to every user")
@@ -226,7 +193,7 @@ def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Pro
         if key not in HUB_TOP_LEVEL:
             hint = "; hub code goes to hub.extraConfig" if key == "extraConfig" else ""
             yield r.DEPRECATED_CHART_VALUE.problem(path + (key,), f"{key!r} is not a key of the jupyterhub chart (its schema rejects it){hint}")
-    for name, section in (_get(overrides, "hub", "config") or {}).items():
+    for name, section in (nested_get(overrides, ("hub", "config")) or {}).items():
         where = path + ("hub", "config", name)
         if not name[:1].isupper():
             yield r.DEPRECATED_CHART_VALUE.problem(where, f"hub.config takes Configurable class names such as GenericOAuthenticator; {name!r} is refused by the schema and the hub")
@@ -234,9 +201,9 @@ def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Pro
         for old, new in OAUTHENTICATOR_RENAMED.items():
             if isinstance(section, dict) and old in section:
                 yield r.DEPRECATED_CHART_VALUE.problem(where + (old,), f"{old} is deprecated in OAuthenticator 17; use {new}")
-    if _get(overrides, "singleuser", "storage", "storageClass") is not None:
+    if nested_get(overrides, ("singleuser", "storage", "storageClass")) is not None:
         yield r.DEPRECATED_CHART_VALUE.problem(path + ("singleuser", "storage", "storageClass"), "storageClass belongs under singleuser.storage.dynamic (jark.jupyterhub.home.storageClass)")
-    https_type = _get(overrides, "proxy", "https", "type")
+    https_type = nested_get(overrides, ("proxy", "https", "type"))
     if https_type not in PROXY_HTTPS_TYPES:
         yield r.DEPRECATED_CHART_VALUE.problem(path + ("proxy", "https", "type"), f"proxy.https.type {https_type!r} is not one of letsencrypt, manual, offload, secret")
 
@@ -263,12 +230,12 @@ def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], e
     yield from _check_secrets(opath, overrides)
     for keys, advice in ((("server", "authMode"), "deprecated; use jark.argoWorkflows.authModes"),
                          (("workflow", "namespace"), "deprecated; workflow runners come from jark.argoWorkflows.teams")):
-        if _get(overrides, *keys) is not None:
+        if nested_get(overrides, keys) is not None:
             yield r.DEPRECATED_CHART_VALUE.problem(opath + keys, f"{'.'.join(keys)} is {advice}")
-    if _get(overrides, "useStaticCredentials"):
+    if nested_get(overrides, ("useStaticCredentials",)):
         yield r.ARGO_STATIC_CREDENTIALS.problem(opath + ("useStaticCredentials",), "static S3 credentials on EKS")
     for key in ("accessKeySecret", "secretKeySecret"):
-        if _get(overrides, "artifactRepository", "s3", key) is not None:
+        if nested_get(overrides, ("artifactRepository", "s3", key)) is not None:
             yield r.ARGO_STATIC_CREDENTIALS.problem(opath + ("artifactRepository", "s3", key), f"{key} is a static S3 key")
 
 
@@ -305,7 +272,7 @@ def _check_ray(ray: Any, pools: dict[str, PoolFacts], teams: dict[str, str], cla
             yield r.UNKNOWN_REFERENCE.problem(path + ("cluster",), f"no Ray cluster is named {job.cluster!r}")
     opath = base + ("values_overrides",)
     yield from _check_secrets(opath, ray.values_overrides)
-    if _get(ray.values_overrides, "batchScheduler", "enabled") is not None:
+    if nested_get(ray.values_overrides, ("batchScheduler", "enabled")) is not None:
         yield r.DEPRECATED_CHART_VALUE.problem(opath + ("batchScheduler", "enabled"), "batchScheduler.enabled is deprecated in kuberay-operator 1.7; set batchScheduler.name")
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import Field
 
-from strata.pack import DnsLabel, NonNegativeInt, PositiveInt, Quantity, RoleArn, StrictModel, Toleration
+from strata.pack import DnsLabel, NonNegativeInt, PositiveInt, Quantity, RoleArn, StrictModel, Toleration, load_yaml
 
 # JupyterHub's ByteSpecification: K/M/G/T are powers of 1024 and nothing else is accepted.
 HubBytes = Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?[KMGT]$")]
@@ -224,7 +223,7 @@ class RayJob(StrictModel):
 
 
 # Each component lives in its Helm release's namespace, pinned in pack.yaml.
-RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in yaml.safe_load((Path(__file__).parent / "pack.yaml").read_text())["helmReleases"]}
+RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in load_yaml((Path(__file__).parent / "pack.yaml").read_bytes())["helmReleases"]}
 
 
 class KubeRay(StrictModel):

@@ -9,7 +9,8 @@ import functools
 import re
 from pathlib import Path
 
-import yaml
+from strata.pack import load_yaml
+
 
 # Generated from the exporter's default counter list by scripts/build-dcgm-fields.py.
 FIELDS_FILE = Path(__file__).parent / "data" / "dcgm_fields.yaml"
@@ -33,7 +34,7 @@ class Field:
 
 @functools.cache
 def _rows() -> tuple[dict, ...]:
-    return tuple(yaml.load(FIELDS_FILE.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["fields"])
+    return tuple(load_yaml(FIELDS_FILE.read_bytes())["fields"])
 
 
 @functools.cache

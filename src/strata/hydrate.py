@@ -10,14 +10,12 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from strata import tools
+from strata import tools, yamlio
 from strata.errors import OutputError, UsageError
-from strata.output import emit
 from strata.output.layout import KUSTOMIZATION, hydrated_dir, object_file
 from strata.output.lock import LOCK_NAME, HelmReleaseEntry, HydratedEntry, Lock
 from strata.output.tree import HEADER, values_digest
 from strata.problems import Problem
-from strata.render import parse
 from strata.rules import Rule
 from strata.validate.schema_store import crd_scopes
 
@@ -133,7 +131,7 @@ def _template(release: HelmReleaseEntry, values: bytes, cache: Path, kubernetes_
     proc = tools.run("helm", args, input=values.decode("utf-8"))
     if proc.returncode != 0:
         raise _Failed(dataclasses.replace(HYDRATE.problem((), " ".join(proc.stderr.split())), where=release.values_file))
-    return parse.load_all(proc.stdout)
+    return yamlio.load_all(proc.stdout)
 
 
 class _Failed(Exception):
@@ -167,10 +165,10 @@ def template(releases: Sequence[tuple[HelmReleaseEntry, bytes]], kubernetes_vers
         files = {}
         for doc in docs:
             _place(doc, release.namespace, cluster_scoped)
-            files[_object_path(directory, doc)] = HEADER + emit.dump(doc).encode()
+            files[_object_path(directory, doc)] = HEADER + yamlio.dump(doc).encode()
         kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                          "resources": sorted(Path(f).name for f in files)}
-        files[f"{directory}/{KUSTOMIZATION}"] = HEADER + emit.dump(kustomization).encode()
+        files[f"{directory}/{KUSTOMIZATION}"] = HEADER + yamlio.dump(kustomization).encode()
         entry = HydratedEntry(release=release.name, version=release.version, values_digest=values_digest(values),
                               files=tuple(sorted(files)))
         out.append(Hydrated(entry, dict(sorted(files.items()))))

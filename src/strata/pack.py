@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from strata import catalog
 from strata.isolation import SHARED_LABEL, TEAM_LABEL
+from strata.nested import get as nested_get, has as nested_has
 from strata.packs.contract import LegacyField
 from strata.packs.facts import Facts
 from strata.packs.paths import SpecPath, spec_path
 from strata.problems import Problem, Severity
 from strata.render.inventory import Component, Inventory, Release
 from strata.rules import Rule
+from strata.secrets import in_values as secret_values
 from strata.spec.base import (
     DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, PrometheusDuration, Quantity, StrictModel,
     quantity,
@@ -25,6 +27,7 @@ from strata.spec.model import CoreSpec, NodePool, Team
 from strata.spec.pools import PoolFacts, all_facts as all_pool_facts, facts as pool_facts, tolerates
 from strata.spec.shared import ControllerIdentity, RoleArn, Toleration, identity_problems
 from strata.tools import run as run_tool
+from strata.yamlio import load as load_yaml
 
 __all__ = [
     # the pack's own declarations
@@ -43,6 +46,8 @@ __all__ = [
     "ControllerIdentity", "RoleArn", "Toleration", "identity_problems", "mount_problem",
     # tenant isolation labels (strata.isolation judges the rendered NetworkPolicies by them)
     "TEAM_LABEL", "SHARED_LABEL",
+    # plain data: nested values, secrets written into them, YAML files a pack ships
+    "nested_get", "nested_has", "secret_values", "load_yaml",
     # what inventory packs (GitOps) receive: the rest of the rendered tree
     "Component", "Inventory", "Release",
     # a pinned external binary (promtool ...), found and run the one way strata runs them

@@ -18,11 +18,11 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from strata import __version__, catalog, hydrate, isolation, rules
+from strata import __version__, catalog, hydrate, isolation, rules, secrets
 from strata import waivers as waiver_lib
 from strata.errors import UsageError
 from strata.output import lock as lockfile
-from strata.output import repository, secrets, writer
+from strata.output import repository, writer
 from strata.output import tree as output_tree
 from strata.output.lock import Lock, PackEntry
 from strata.packs import facts as pack_facts

@@ -9,18 +9,16 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
 import pydantic
-import yaml
 from pydantic import AfterValidator
 
 from strata.errors import OutputError
-from strata.output import emit
+from strata import yamlio
 from strata.spec.base import StrictModel
 
 LOCK_NAME = "strata.lock"
 HEADER = "# strata.lock: written by strata. It lists the files strata owns in this directory.\n"
 # Written first by an interrupted-safe write (output/writer.py): it claims every old and new path.
 CLAIM_HEADER = "# strata.lock: a write is in progress or was interrupted; run strata render again.\n"
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _relative(path: str) -> str:
@@ -108,7 +106,7 @@ class Lock(StrictModel):
         return data
 
     def dump(self) -> bytes:
-        return (HEADER + emit.dump(self.as_dict())).encode()
+        return (HEADER + yamlio.dump(self.as_dict())).encode()
 
 
 def digest(content: bytes) -> str:
@@ -117,7 +115,7 @@ def digest(content: bytes) -> str:
 
 def claim(files: list[str]) -> bytes:
     """The lock written before any file of a write is moved: it owns every path involved."""
-    return (CLAIM_HEADER + emit.dump({"files": files})).encode()
+    return (CLAIM_HEADER + yamlio.dump({"files": files})).encode()
 
 
 def read(out_dir: Path) -> Lock | None:
@@ -127,8 +125,8 @@ def read(out_dir: Path) -> Lock | None:
 
 def parse(content: bytes, path: Path | str = LOCK_NAME) -> Lock:
     try:
-        data = yaml.load(content, Loader=_Loader)
-    except yaml.YAMLError as exc:
+        data = yamlio.load(content)
+    except yamlio.YAMLError as exc:
         raise OutputError(f"{path}: not a valid strata.lock ({exc}); restore it from Git") from exc
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         raise OutputError(f"{path}: the files list is missing; restore it from Git")

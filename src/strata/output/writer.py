@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-import yaml
 
+from strata import yamlio
 from strata.errors import OutputError
 from strata.output import lock as lockfile
 from strata.output.lock import Lock
@@ -173,8 +173,8 @@ def diff(out_dir: Path, tree: dict[str, bytes], owned_after: frozenset[str], pre
 
 def _describe(content: bytes) -> str:
     try:
-        doc = yaml.load(content, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
+        doc = yamlio.load(content)
+    except yamlio.YAMLError:
         return ""
     if isinstance(doc, dict) and doc.get("kind") and isinstance(doc.get("metadata"), dict):
         ns = doc["metadata"].get("namespace")

@@ -12,15 +12,14 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
+from strata import yamlio
 from strata.errors import PackError
 from strata.packs import conformance
 from strata.packs.contract import Pack, PackManifest
 
 GROUP = "strata.packs"
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _pack_dir(ep: EntryPoint) -> Path:
@@ -74,9 +73,9 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
     if not manifest_path.is_file():
         raise PackError(f"pack {label!r}: {manifest_path} is missing")
     try:
-        raw = yaml.load(manifest_path.read_bytes(), Loader=_Loader)
+        raw = yamlio.load(manifest_path.read_bytes())
         manifest = PackManifest.model_validate(raw)
-    except (yaml.YAMLError, ValidationError) as exc:
+    except (yamlio.YAMLError, ValidationError) as exc:
         raise PackError(f"pack {label!r}: invalid {manifest_path}: {exc}") from exc
     if expected_name and manifest.name != expected_name:
         raise PackError(f"pack {label!r}: pack.yaml names it {manifest.name!r}")

@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
-from strata import rules
+from strata import nested, rules, yamlio
 from strata.packs import conformance
 from strata.packs import facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
 from strata.problems import Problem
-from strata.render import inventory, parse
+from strata.render import inventory
 from strata.render.objects import RenderedObject, RenderedRelease
 from strata.render.environment import environment
 
@@ -92,7 +91,7 @@ def _with_contributions(release: RenderedRelease, contributed: list[tuple[str, d
     values = release.values
     for name, extra in contributed:
         if name == release.release.name and extra:
-            values = _deep_merge(_deep_merge(values, extra), release.overrides)
+            values = nested.merge(nested.merge(values, extra), release.overrides)
     return dataclasses.replace(release, values=values)
 
 
@@ -110,8 +109,8 @@ def _render_text(pack: Pack, name: str, context: dict[str, Any], result: RenderR
         result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"{type(exc).__name__}: {exc}"), where=where + line))
         return None
     try:
-        return parse.load_all(text)
-    except yaml.YAMLError as exc:
+        return yamlio.load_all(text)
+    except yamlio.YAMLError as exc:
         result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"output is not YAML: {exc}"), where=where))
         return None
 
@@ -142,12 +141,6 @@ def _lookup(pack: Pack, context: dict[str, Any], what: str, dotted: str) -> Any:
     return conformance.lookup(pack.name, pack.root / "pack.yaml", what, context, dotted)
 
 
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        merged[key] = _deep_merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
-    return merged
-
 
 def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) -> None:
     for release in pack.manifest.helm_releases:
@@ -158,5 +151,5 @@ def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) 
             continue
         values = docs[0] if docs else {}
         overrides = _lookup(pack, context, f"helmReleases[{release.name}].overrides", release.overrides) if release.overrides else {}
-        values = _deep_merge(values, overrides)
+        values = nested.merge(values, overrides)
         result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values, overrides))

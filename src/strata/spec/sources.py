@@ -9,11 +9,9 @@ from typing import Any
 
 import yaml
 
-from strata import rules
+from strata import rules, yamlio
 from strata.problems import Mark, Path, Problem
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_constructor = _Loader("")  # only its scalar constructors are used
 
 
 @dataclasses.dataclass
@@ -91,7 +89,7 @@ def _build(node: yaml.Node, file: str, path: Path, sources: SourceMap, problems:
 
 def _scalar(node: yaml.Node, file: str, path: Path, problems: list[Problem]) -> Any:
     try:
-        return _constructor.construct_object(node)
+        return yamlio.construct(node)
     except yaml.YAMLError as exc:  # an unknown tag such as !python/object or YAML's '=' value key
         reason = getattr(exc, "problem", None) or str(exc)
         problems.append(dataclasses.replace(rules.YAML.problem(path, reason), mark=_mark(file, node.start_mark)))
@@ -102,7 +100,7 @@ def load_file(name: str, text: bytes) -> tuple[Any, SourceMap, list[Problem]]:
     sources = SourceMap()
     problems: list[Problem] = []
     try:
-        docs = list(yaml.compose_all(text, Loader=_Loader))
+        docs = yamlio.compose_all(text)
     except yaml.MarkedYAMLError as exc:
         mark = _inside(_mark(name, exc.problem_mark), text) if exc.problem_mark else Mark(name, 1, 1)
         reason = exc.problem or str(exc)

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ValidationError, create_model
 
-from strata import rules
+from strata import nested, rules
 from strata.errors import PackError
 from strata.packs.contract import LegacyField, Pack
 from strata.problems import Path, Problem, format_path
@@ -120,10 +120,10 @@ def validate(data: dict, sources: SourceMap, packs: tuple[Pack, ...]) -> tuple[C
     problems = []
     for err in errors:
         path = _data_path(data, err["loc"])
-        if err["type"] == "too_short" and len(_value_at(data, path) or ()) >= err["ctx"].get("min_length", 0):
+        if err["type"] == "too_short" and len(nested.get(data, path) or ()) >= err["ctx"].get("min_length", 0):
             continue  # the list is long enough: pydantic counts only items that validated, whose errors follow
         if err["type"] in ("literal_error", "string_pattern_mismatch"):
-            err = dict(err, input=_value_at(data, path))
+            err = dict(err, input=nested.get(data, path))
         old = _legacy(path, legacy) if err["type"] == "extra_forbidden" else None
         if old:
             problem = old.rule.problem(path, old.message)
@@ -137,10 +137,3 @@ def validate(data: dict, sources: SourceMap, packs: tuple[Pack, ...]) -> tuple[C
     return None, problems
 
 
-def _value_at(data: Any, path: Path) -> Any:
-    for part in path:
-        try:
-            data = data[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data

@@ -16,13 +16,10 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
-import yaml
-
-from strata import rules, tools
+from strata import rules, tools, yamlio
 from strata.problems import Problem, sorted_problems
 from strata.validate import schema_store
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # kubeconform's message for an invalid object is one line:
 #   problem validating schema. Check JSON formatting: jsonschema validation failed with
@@ -173,8 +170,8 @@ def _namespaces(root: Path, files: Sequence[str]) -> dict[tuple[str, str, str], 
     found: dict[tuple[str, str, str], set[str]] = {}
     for file in files:
         try:
-            docs = list(yaml.load_all((root / file).read_text(encoding="utf-8"), Loader=_Loader))
-        except (OSError, yaml.YAMLError):
+            docs = yamlio.load_all((root / file).read_text(encoding="utf-8"))
+        except (OSError, yamlio.YAMLError):
             continue  # kubeconform reports it
         for doc in docs:
             if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):

@@ -32,12 +32,9 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable
 
-import yaml
-
-from strata import rules, tools
+from strata import rules, tools, yamlio
 from strata.problems import Problem
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")  # kustomize's order
 # Small enough that kustomize's quadratic term stays below its fixed cost per process.
 OBJECTS_PER_BUILD = 150
@@ -115,8 +112,8 @@ def _read(root: Path, directory: str) -> _Node:
     if name is None:
         return _Node(directory, None, plain=False)
     try:
-        data = yaml.load((base / name).read_bytes(), Loader=_Loader)
-    except (OSError, yaml.YAMLError):
+        data = yamlio.load((base / name).read_bytes())
+    except (OSError, yamlio.YAMLError):
         return _Node(directory, name, plain=False)
     resources = data.get("resources") if isinstance(data, dict) else None
     if (not isinstance(data, dict) or not set(data) <= _PLAIN_KEYS or data.get("kind", "Kustomization") != "Kustomization"
@@ -221,8 +218,8 @@ def _identities(output: str) -> Iterable[tuple[str, str, str, str]]:
 def _scalar(text: str) -> str:
     if text[:1] in ("'", '"'):
         try:
-            value = yaml.load(text, Loader=_Loader)
-        except yaml.YAMLError:
+            value = yamlio.load(text)
+        except yamlio.YAMLError:
             return text
         return str(value)
     return text
@@ -248,8 +245,8 @@ def _files_defining(builds: list[_Build], root: Path, api: str, kind: str, names
     for b in builds:
         for f in b.files or ():
             try:
-                docs = list(yaml.load_all((root / f).read_bytes(), Loader=_Loader))
-            except (OSError, yaml.YAMLError):
+                docs = yamlio.load_all((root / f).read_bytes())
+            except (OSError, yamlio.YAMLError):
                 continue
             for doc in docs:
                 meta = doc.get("metadata") if isinstance(doc, dict) else None

@@ -18,11 +18,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, TextIO
 
-import yaml
-
+from strata import yamlio
 from strata.errors import StrataError
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the Argo CRDs are ~3 MB each
 
 # kubeconform fills these in from each resource's apiVersion and kind (lowercased).
 CRD_LOCATION = "{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
@@ -60,8 +58,8 @@ def import_crds(sources: Iterable[str | Path], store: Path, stdin: TextIO | None
     scopes: dict[str, str] = {}  # "group/Kind" -> Namespaced | Cluster
     for name, text in _read_sources(sources, stdin):
         try:
-            documents = list(yaml.load_all(text, Loader=_Loader))
-        except yaml.YAMLError as e:
+            documents = yamlio.load_all(text)
+        except yamlio.YAMLError as e:
             raise SchemaImportError(f"{name}: not valid YAML: {_one_line(str(e))}") from None
         for doc in documents:
             if not (isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition"):
