@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 
-from strata.pack import ControllerIdentity, DnsLabel, LabelKey, StrictModel, Toleration
+from strata.pack import ControllerIdentity, DnsLabel, GpuSmokeTest, LabelKey, StrictModel, Toleration
 
 
 class KarpenterFeatureGates(StrictModel):
@@ -55,11 +55,9 @@ class GpuOperator(StrictModel):
         return wanted and not self.gpu_cluster
 
 
-class SmokeTest(StrictModel):
-    enabled: bool = False
-    node_pool: DnsLabel | None = None  # defaults to the first GPU pool
+class SmokeTest(GpuSmokeTest):
+    # nodePool defaults to the first GPU pool
     namespace: DnsLabel = "gpu-smoke-test"
-    image: str = "nvcr.io/nvidia/cuda:12.9.0-base-ubuntu24.04"
 
 
 class Config(StrictModel):

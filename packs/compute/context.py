@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.pack import Facts, PoolFacts, pool_facts
+from strata.pack import Facts, PoolFacts, pool_facts, smoke_test_job
 
 from .config import Config
+
+SMOKE_TEST_USER = 65534  # nobody
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -140,9 +142,4 @@ def _gpu_operator_values(gpu_pools: list[PoolFacts], config: Config) -> dict[str
 
 
 def _smoke_test(f: PoolFacts, config: Config) -> dict[str, Any]:
-    return {
-        "namespace": config.smoke_test.namespace,
-        "image": config.smoke_test.image,
-        "node_pool": f.pool.name,
-        "tolerations": f.tolerations,
-    }
+    return smoke_test_job(config.smoke_test, "gpu-smoke-test", f, run_as=SMOKE_TEST_USER)

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import DnsLabel, NonNegativeInt, PositiveInt, Quantity, StrictModel
+from strata.pack import DnsLabel, GpuSmokeTest, NonNegativeInt, PositiveInt, Quantity, StrictModel
 
 # DeviceClass names are DNS subdomains (gpu.nvidia.com, h100.gpu.example.com).
 DnsSubdomain = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", max_length=253)]
@@ -122,11 +122,9 @@ class Workload(StrictModel):
     health_path: Annotated[str, Field(pattern=r"^/")] = "/health"
 
 
-class SmokeTest(StrictModel):
-    enabled: bool = False
-    node_pool: DnsLabel | None = None  # defaults to the first DRA pool
+class SmokeTest(GpuSmokeTest):
+    # nodePool defaults to the first DRA pool
     namespace: DnsLabel = "dra-smoke-test"
-    image: str = "nvcr.io/nvidia/cuda:12.9.0-base-ubuntu24.04"
 
 
 class Config(StrictModel):

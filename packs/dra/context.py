@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.pack import Facts, PoolFacts, all_pool_facts
+from strata.pack import RESTRICTED_CONTAINER, Facts, PoolFacts, all_pool_facts, smoke_test_job
 
 from . import devices as dev
 from . import quota as q
@@ -15,7 +15,6 @@ SMOKE_TEMPLATE = "single-gpu"
 # Non-root identity of the pods strata writes (Pod Security "restricted" in team namespaces).
 POD_USER = 1000
 POD_GROUP = 1000
-CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -165,7 +164,7 @@ def _workload(spec: Any, config: Config, workload: Workload, pools: dict[str, Po
         container["startupProbe"] = {**probe, "failureThreshold": 90}
         container["readinessProbe"] = {**probe, "failureThreshold": 3}
         container["livenessProbe"] = {"tcpSocket": {"port": "http"}, "periodSeconds": 20, "failureThreshold": 3}
-    container["securityContext"] = CONTAINER_SECURITY
+    container["securityContext"] = RESTRICTED_CONTAINER
     pod: dict[str, Any] = {"restartPolicy": "Never"} if workload.kind == "Job" else {}
     pod["automountServiceAccountToken"] = False  # the workload never calls the Kubernetes API
     if workload.kind == "Deployment" and workload.replicas > 1:
@@ -195,13 +194,4 @@ def _pod_security(fs_group: bool) -> dict[str, Any]:
 
 
 def _smoke_test(config: Config, pool: PoolFacts) -> dict[str, Any]:
-    test = config.smoke_test
-    return {
-        "namespace": test.namespace,
-        "template": SMOKE_TEMPLATE,
-        "node_selector": pool.node_selector,
-        "tolerations": pool.tolerations,
-        "image": test.image,
-        "pod_security": _pod_security(fs_group=False),
-        "container_security": CONTAINER_SECURITY,
-    }
+    return smoke_test_job(config.smoke_test, "dra-smoke-test", pool, run_as=POD_USER, claim_template=SMOKE_TEMPLATE)

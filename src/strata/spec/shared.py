@@ -1,15 +1,17 @@
-"""Models several packs' sections share: tolerations, IAM role ARNs, and how a controller
-gets AWS credentials (EKS Pod Identity or IRSA) with the check that goes with it."""
+"""Models several packs' sections share: tolerations, IAM role ARNs, how a controller gets
+AWS credentials (EKS Pod Identity or IRSA) with the check that goes with it, and the GPU
+smoke test (``nvidia-smi -L`` in a one-shot Job) with the Job it becomes."""
 
 from __future__ import annotations
 
-from typing import Annotated, Iterator, Literal
+from typing import Annotated, Any, Iterator, Literal
 
 from pydantic import Field
 
 from strata.problems import Path, Problem
 from strata.rules import Rule
-from strata.spec.base import LabelKey, LabelValue, StrictModel
+from strata.spec.base import DnsLabel, LabelKey, LabelValue, StrictModel
+from strata.spec.pools import PoolFacts
 
 RoleArn = Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")]
 
@@ -38,3 +40,43 @@ def identity_problems(rule: Rule, path: Path, part: ControllerIdentity) -> Itera
     if part.identity == "podIdentity" and part.controller_role_arn:
         yield rule.problem(path + ("controllerRoleArn",),
                            "with podIdentity the role comes from the Pod Identity association; remove controllerRoleArn or use identity: irsa")
+
+
+CUDA_BASE_IMAGE = "nvcr.io/nvidia/cuda:12.9.0-base-ubuntu24.04"
+RESTRICTED_CONTAINER = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+class GpuSmokeTest(StrictModel):
+    """The shape of every GPU smoke test. A pack subclasses it to give its own defaults: the
+    namespace (required here) and, in a comment, which pool an unset ``nodePool`` means."""
+
+    enabled: bool = False
+    node_pool: DnsLabel | None = None
+    namespace: DnsLabel
+    image: str = CUDA_BASE_IMAGE
+
+
+def smoke_test_job(test: GpuSmokeTest, name: str, pool: PoolFacts, run_as: int,
+                   claim_template: str | None = None) -> dict[str, Any]:
+    """What ``strata/smoke_test.j2`` prints: a Job pinned to ``pool``, tolerating exactly its
+    taints, running as ``run_as`` under the restricted Pod Security profile, holding one GPU
+    by an ``nvidia.com/gpu`` limit or, with ``claim_template``, by a DRA claim from it."""
+    limits: dict[str, Any] = {"memory": "128Mi"}
+    resources: dict[str, Any] = {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": limits}
+    if claim_template is None:
+        limits["nvidia.com/gpu"] = 1
+    else:
+        resources["claims"] = [{"name": "gpu"}]
+    return {
+        "name": name,
+        "namespace": test.namespace,
+        "image": test.image,
+        "node_pool": pool.pool.name,
+        "node_selector": pool.node_selector,
+        "tolerations": pool.tolerations,
+        "pod_security": {"runAsNonRoot": True, "runAsUser": run_as, "runAsGroup": run_as,
+                         "seccompProfile": {"type": "RuntimeDefault"}},
+        "claim_template": claim_template,
+        "resources": resources,
+        "container_security": RESTRICTED_CONTAINER,
+    }
