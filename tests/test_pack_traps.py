@@ -282,7 +282,7 @@ helmReleases:
 
 @pytest.mark.parametrize("key, message", [
     ("when: thing_enabeld", "helmReleases[thing].when names 'thing_enabeld', which the pack's context does not provide; did you mean 'thing_enabled'?"),
-    ("overrides: thing.overides", "helmReleases[thing].overrides names 'thing.overides', which the pack's context does not provide; did you mean 'thing.overrides'?"),
+    ("valuesOverrides: thing", "release thing: valuesOverrides: thing must name a component of the Config whose model inherits strata's ChartOverrides"),
 ])
 def test_an_unknown_when_or_overrides_key_is_a_pack_error_not_an_internal_one(install, tmp_path, key, message):
     root = install(manifest=RELEASE.replace("WHEN", key), files={"helm/thing.yaml.j2": "replicas: 1\n"}, pack_py=with_hooks("""

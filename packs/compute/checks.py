@@ -138,28 +138,45 @@ def _check_identity(config: Config) -> Iterator[Problem]:
 
 
 def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:
+    # Each rule judges the chart value the release ends up with: the typed field's, or the
+    # user's override of it (then the problem points at the override).
     op = config.gpu_operator
     base = ("gpu_operator",)
-    if op.cluster_policy == op.gpu_cluster:
-        state = "both on" if op.cluster_policy else "both off"
-        yield r.OPERATOR_MODES.problem(base + ("gpu_cluster",), f"clusterPolicy and gpuCluster are {state}")
+    policy, policy_at = op.effective(("clusterPolicy", "deployCR"), op.cluster_policy, base + ("gpu_cluster",), base)
+    cluster, cluster_at = op.effective(("gpuCluster", "deployCR"), op.gpu_cluster, base + ("gpu_cluster",), base)
+    if _on(policy) == _on(cluster):
+        state = "both on" if _on(policy) else "both off"
+        yield r.OPERATOR_MODES.problem(policy_at if policy_at != base + ("gpu_cluster",) else cluster_at, f"clusterPolicy and gpuCluster are {state}")
     gpu_pools = [f for f in pools if f.nvidia]
     if not op.enabled or not gpu_pools:
         return
     host_ami = [f for f in gpu_pools if f.ami_family in SUPPORTED_AMI_FAMILIES]
     for part in ("driver", "toolkit"):
-        if getattr(op, part) == "operator" and host_ami:
-            yield r.DRIVER_ON_NVIDIA_AMI.problem(base + (part,), f"pools {', '.join(f.pool.name for f in host_ami)} use EKS NVIDIA AMIs, which ship the {part}")
-    if op.device_plugin and any(f.ami_family == "bottlerocket" for f in gpu_pools):
-        yield r.DEVICE_PLUGIN_BOTTLEROCKET.problem(base + ("device_plugin",), "Bottlerocket GPU pools already run the NVIDIA device plugin")
+        enabled, at = op.effective((part, "enabled"), getattr(op, part) == "operator", base + (part,), base)
+        if _on(enabled) and host_ami:
+            yield r.DRIVER_ON_NVIDIA_AMI.problem(at, f"pools {', '.join(f.pool.name for f in host_ami)} use EKS NVIDIA AMIs, which ship the {part}")
+    plugin, plugin_at = op.effective(("devicePlugin", "enabled"), op.device_plugin, base + ("device_plugin",), base)
+    if _on(plugin) and any(f.ami_family == "bottlerocket" for f in gpu_pools):
+        yield r.DEVICE_PLUGIN_BOTTLEROCKET.problem(plugin_at, "Bottlerocket GPU pools already run the NVIDIA device plugin")
+    typed = [t.model_dump(exclude_none=True) for t in op.tolerations]
+    tolerations, tolerations_at = op.effective(("daemonsets", "tolerations"), typed, (), base)
+    if not isinstance(tolerations, list):
+        tolerations = []
     for i, f in enumerate(pools):
         if not f.nvidia:
             continue
         for j, taint in enumerate(f.pool.taints):
             if taint.effect == "PreferNoSchedule":
                 continue
-            if not any(tolerates(t.model_dump(exclude_none=True), taint.key, taint.value, taint.effect) for t in op.tolerations):
-                yield r.TAINT_NOT_TOLERATED.problem(spec_path("nodePools", i, "taints", j), f"no entry of compute.gpuOperator.tolerations matches this taint ({taint.key}={taint.value or ''}:{taint.effect}), so the operator's device plugin and DCGM exporter never run on pool {f.pool.name!r}")
+            if not any(isinstance(t, dict) and tolerates(t, taint.key, taint.value, taint.effect) for t in tolerations):
+                where = tolerations_at or spec_path("nodePools", i, "taints", j)
+                source = "the daemonsets.tolerations override" if tolerations_at else "compute.gpuOperator.tolerations"
+                yield r.TAINT_NOT_TOLERATED.problem(where, f"no entry of {source} matches this taint ({taint.key}={taint.value or ''}:{taint.effect}), so the operator's device plugin and DCGM exporter never run on pool {f.pool.name!r}")
+
+
+def _on(value: Any) -> bool:
+    """A chart boolean as Helm templates read it (a YAML true, or the string "true")."""
+    return value is True or value == "true"
 
 
 def _check_smoke_test(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:

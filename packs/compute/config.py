@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 
-from strata.pack import ControllerIdentity, DnsLabel, GpuSmokeTest, LabelKey, StrictModel, Toleration
+from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, GpuSmokeTest, LabelKey, StrictModel, Toleration
 
 
 class KarpenterFeatureGates(StrictModel):
@@ -16,7 +16,7 @@ class KarpenterFeatureGates(StrictModel):
     static_capacity: bool = False
 
 
-class Karpenter(ControllerIdentity):
+class Karpenter(ControllerIdentity, ChartOverrides):
     # The IAM role of the nodes (Karpenter manages the instance profile), or an existing
     # instance profile. Exactly one; the role defaults to KarpenterNodeRole-<cluster>.
     node_role: str | None = None
@@ -25,7 +25,6 @@ class Karpenter(ControllerIdentity):
     discovery_tag_key: LabelKey = "karpenter.sh/discovery"  # subnets/SGs tagged <key>=<cluster>
     ignore_dra_requests: bool = True
     feature_gates: KarpenterFeatureGates = KarpenterFeatureGates()
-    values_overrides: dict[str, Any] = {}
 
 
 class DcgmExporter(StrictModel):
@@ -33,7 +32,7 @@ class DcgmExporter(StrictModel):
     service_monitor: bool = True  # the chart default in 26.7.0
 
 
-class GpuOperator(StrictModel):
+class GpuOperator(ChartOverrides):
     enabled: bool = True  # rendered only when a node pool has NVIDIA GPUs
     # The two operand modes of GPU Operator 26.7; exactly one may be on.
     cluster_policy: bool = True
@@ -46,7 +45,6 @@ class GpuOperator(StrictModel):
     mig_strategy: Literal["single", "mixed"] = "single"
     # Tolerations of every operand DaemonSet (device plugin, validator, DCGM exporter...).
     tolerations: tuple[Toleration, ...] = (Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule"),)
-    values_overrides: dict[str, Any] = {}
 
     def runs_device_plugin(self, bottlerocket_gpu_pools: bool) -> bool:
         """Whether the operator deploys the NVIDIA device plugin (exported to the dra pack):

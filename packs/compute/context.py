@@ -118,7 +118,6 @@ def _karpenter_values(spec: Any, config: Config) -> dict[str, Any]:
         "irsa_role_arn": k.irsa_role_arn,
         "feature_gates": k.feature_gates.model_dump(by_alias=True),
         "env": env,
-        "overrides": k.values_overrides,
     }
 
 
@@ -137,7 +136,6 @@ def _gpu_operator_values(gpu_pools: list[PoolFacts], config: Config) -> dict[str
         "service_monitor": op.dcgm_exporter.service_monitor,
         "mig_strategy": op.mig_strategy,
         "tolerations": [t.model_dump(exclude_none=True) for t in op.tolerations],
-        "overrides": op.values_overrides,
     }
 
 

@@ -137,7 +137,7 @@ def _check_load_balancer(base: tuple, ingress: Any, env: str) -> Iterator[Proble
 def _check_hub(hub: Any, pools: dict[str, PoolFacts], env: str, claims: Mapping[str, Iterable[str]]) -> Iterator[Problem]:
     base = ("jupyterhub",)
     yield from _check_load_balancer(base, hub.ingress, env)
-    yield from _check_auth(base + ("auth",), hub.auth, env)
+    yield from _check_auth(base + ("auth",), hub, env)
     yield from _check_image(base + ("image",), hub.image)
     for i, p in enumerate(hub.profiles):
         path = base + ("profiles", i)
@@ -169,10 +169,15 @@ def _check_home_class(hub: Any, storage: Any) -> Iterator[Problem]:
             "list a class the cluster already has under storage.existingClasses"))
 
 
-def _check_auth(path: tuple, auth: Any, env: str) -> Iterator[Problem]:
+def _check_auth(path: tuple, hub: Any, env: str) -> Iterator[Problem]:
+    """Who may sign in, judged on the hub config the chart ends up with: the typed auth block,
+    or the user's override of it (then the problem points at the override)."""
+    auth, base = hub.auth, ("jupyterhub",)
+    typed_class = "dummy" if auth.authenticator == "dummy" else "generic-oauth"
+    klass, klass_at = hub.effective(("hub", "config", "JupyterHub", "authenticator_class"), typed_class, path + ("authenticator",), base)
+    if str(klass).lower() in ("dummy", "dummyauthenticator", "jupyterhub.auth.dummyauthenticator") and env != "dev":
+        yield r.DUMMY_AUTHENTICATOR.problem(klass_at, f"the dummy authenticator on a {env} cluster lets anyone in")
     if auth.authenticator == "dummy":
-        if env != "dev":
-            yield r.DUMMY_AUTHENTICATOR.problem(path + ("authenticator",), f"the dummy authenticator on a {env} cluster lets anyone in")
         return
     o = auth.oauth
     if o is None:
@@ -182,7 +187,13 @@ def _check_auth(path: tuple, auth: Any, env: str) -> Iterator[Problem]:
         yield r.OAUTH_SETTINGS.problem(path + ("oauth", "userdata_from_id_token"), "set userdataUrl or userdataFromIdToken, not both (OAuthenticator refuses to start)")
     elif not o.userdata_url and not o.userdata_from_id_token:
         yield r.OAUTH_SETTINGS.problem(path + ("oauth",), "set userdataUrl, or userdataFromIdToken: true")
-    if not o.allowed_users and not o.allowed_groups:
+    oauth = ("hub", "config", "GenericOAuthenticator")
+    users, _ = hub.effective(oauth + ("allowed_users",), o.allowed_users, path + ("oauth",), base)
+    groups, _ = hub.effective(oauth + ("allowed_groups",), o.allowed_groups, path + ("oauth",), base)
+    allow_all, allow_all_at = hub.effective(oauth + ("allow_all",), False, path + ("oauth",), base)
+    if allow_all is True and env != "dev":
+        yield r.NO_ALLOW_RULE.problem(allow_all_at, f"allow_all on a {env} cluster lets everyone with an account at the identity provider in")
+    elif not users and not groups:
         yield r.NO_ALLOW_RULE.problem(path + ("oauth",), "no allowedUsers and no allowedGroups: nobody can sign in")
     if o.username_claim in UNSTABLE_CLAIMS:
         yield r.UNSTABLE_USERNAME_CLAIM.problem(path + ("oauth", "username_claim"), f"{o.username_claim!r} is a display name, not an identifier")
@@ -212,8 +223,9 @@ def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Pro
 
 def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], env: str) -> Iterator[Problem]:
     base = ("argo_workflows",)
-    if "server" in argo.auth_modes and env != "dev":
-        yield r.ARGO_AUTH_MODE.problem(base + ("auth_modes", argo.auth_modes.index("server")), f"auth mode server on a {env} cluster")
+    modes, modes_at = argo.effective(("server", "authModes"), list(argo.auth_modes), base + ("auth_modes",), base)
+    if isinstance(modes, list) and "server" in modes and env != "dev":
+        yield r.ARGO_AUTH_MODE.problem(modes_at + (modes.index("server"),), f"auth mode server on a {env} cluster")
     if "sso" in argo.auth_modes and argo.sso is None:
         yield r.ARGO_AUTH_MODE.problem(base + ("auth_modes", argo.auth_modes.index("sso")), "auth mode sso needs jark.argoWorkflows.sso")
     for i, team in enumerate(argo.teams):

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from strata.pack import DnsLabel, NonNegativeInt, PositiveInt, Quantity, RoleArn, StrictModel, Toleration, load_yaml
+from strata.pack import ChartOverrides, DnsLabel, NonNegativeInt, PositiveInt, Quantity, RoleArn, StrictModel, Toleration, load_yaml
 
 # JupyterHub's ByteSpecification: K/M/G/T are powers of 1024 and nothing else is accepted.
 HubBytes = Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?[KMGT]$")]
@@ -113,7 +113,7 @@ class Cull(StrictModel):
     max_age: NonNegativeInt = 0  # 0: no maximum
 
 
-class JupyterHub(StrictModel):
+class JupyterHub(ChartOverrides):
     enabled: bool = True  # a later spec layer can switch a component off
     host: Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")]
     ingress: Ingress | None = None
@@ -123,7 +123,6 @@ class JupyterHub(StrictModel):
     home: Home
     shared_volumes: tuple[SharedVolume, ...] = ()
     cull: Cull = Cull()
-    values_overrides: dict[str, Any] = {}
 
 
 # --- Argo Workflows ---------------------------------------------------------------------
@@ -165,7 +164,7 @@ class Dataflow(StrictModel):
     active_deadline_seconds: PositiveInt = 3600
 
 
-class ArgoWorkflows(StrictModel):
+class ArgoWorkflows(ChartOverrides):
     enabled: bool = True  # a later spec layer can switch a component off
     auth_modes: Annotated[tuple[Literal["client", "server", "sso"], ...], Field(min_length=1)] = ("client",)
     sso: Sso | None = None
@@ -173,7 +172,6 @@ class ArgoWorkflows(StrictModel):
     artifacts: Artifacts
     teams: tuple[WorkflowTeam, ...] = ()
     dataflow: Dataflow | None = None
-    values_overrides: dict[str, Any] = {}
 
 
 # --- KubeRay ----------------------------------------------------------------------------
@@ -226,13 +224,12 @@ class RayJob(StrictModel):
 RELEASE_NAMESPACES = {r["name"]: r["namespace"] for r in load_yaml((Path(__file__).parent / "pack.yaml").read_bytes())["helmReleases"]}
 
 
-class KubeRay(StrictModel):
+class KubeRay(ChartOverrides):
     enabled: bool = True  # a later spec layer can switch a component off
     image: Image = "rayproject/ray:2.52.0-gpu"
     ray_version: Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")] = "2.52.0"
     clusters: tuple[RayCluster, ...] = ()
     jobs: tuple[RayJob, ...] = ()
-    values_overrides: dict[str, Any] = {}
 
     # What the pack's context and its exports (the observability pack's monitors) derive.
     @property

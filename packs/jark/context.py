@@ -73,7 +73,6 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
             "jobs": [job for job in (_ray_job(j, ray_clusters) for j in ray.jobs) if job],
             "client_access": _ray_client_access(spec, hub, ray_namespaces, team_labels),
             "notebook_egress": _notebook_ray_egress(spec, ray_namespaces, team_labels),
-            "overrides": ray.values_overrides,
         } if ray else None,
     }
 
@@ -129,7 +128,6 @@ def _jupyterhub(hub: JupyterHub, pools: dict[str, PoolFacts], team_labels: dict[
         "group_overrides": team_labels,
         "profiles": [_profile(p, hub, pools) for p in hub.profiles],
         "cull": hub.cull.model_dump(),
-        "overrides": hub.values_overrides,
     }
 
 
@@ -235,7 +233,6 @@ def _argo(argo: Any, spec: Any, pools: dict[str, PoolFacts], namespaces: dict[st
         "runner": RUNNER,
         "runners": runners,
         "dataflow": _dataflow(argo.dataflow, pools, namespaces) if argo.dataflow else None,
-        "overrides": argo.values_overrides,
     }
 
 

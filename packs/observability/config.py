@@ -4,11 +4,11 @@ universal truths (see README.md)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import DnsLabel, LabelKey, LabelValue, PrometheusDuration, Quantity, StrictModel
+from strata.pack import ChartOverrides, DnsLabel, LabelKey, LabelValue, PrometheusDuration, Quantity, StrictModel
 
 Labels = dict[LabelKey, LabelValue]
 # Where pack.yaml installs kube-prometheus-stack, and the release label its Prometheus selects.
@@ -20,7 +20,7 @@ class RemoteWrite(StrictModel):
     url: Annotated[str, Field(pattern=r"^https?://.+")]
 
 
-class Prometheus(StrictModel):
+class Prometheus(ChartOverrides):
     # install: strata installs kube-prometheus-stack 88.5.3 (release kube-prometheus-stack in
     # namespace monitoring); its Prometheus selects objects labelled release=kube-prometheus-stack.
     # false: describe the existing Prometheus strata targets.
@@ -48,7 +48,6 @@ class Prometheus(StrictModel):
     # Prometheus' query API is unauthenticated.
     query_namespaces: tuple[DnsLabel, ...] = ()
     grafana_admin_secret: DnsLabel | None = None  # keys admin-user / admin-password; else the chart generates one
-    values_overrides: dict[str, Any] = {}
 
     @model_validator(mode="after")
     def _installed_namespace(self) -> "Prometheus":
@@ -57,7 +56,7 @@ class Prometheus(StrictModel):
         return self
 
 
-class DcgmExporter(StrictModel):
+class DcgmExporter(ChartOverrides):
     # gpuOperator: the GPU Operator's exporter and ServiceMonitor (compute.gpuOperator.dcgmExporter);
     # chart: the standalone dcgm-exporter chart 4.8.2. Exactly one may run.
     source: Literal["gpuOperator", "chart"] = "gpuOperator"

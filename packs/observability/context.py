@@ -147,7 +147,6 @@ def _kube_prometheus_stack_values(spec: Any, config: Config) -> dict[str, Any]:
         # The sidecar loads dashboards from strata's dashboard namespace only: any namespace
         # (a team's) could otherwise inject dashboards (and their data source queries).
         "dashboard_namespace": config.dashboards.namespace or prom.namespace,
-        "overrides": prom.values_overrides,
     }
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import ControllerIdentity, DnsLabel, NonNegativeInt, Quantity, StrictModel
+from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, NonNegativeInt, Quantity, StrictModel
 
 FileSystemId = Annotated[str, Field(pattern=r"^fs-[0-9a-f]{8,17}$")]
 MountOption = Annotated[str, Field(min_length=1)]
@@ -34,7 +34,7 @@ class EfsVolume(StrictModel):
     volume_attributes: dict[str, Any] = {}  # encryptInTransit, mounttargetip, crossaccount
 
 
-class Efs(ControllerIdentity):
+class Efs(ControllerIdentity, ChartOverrides):
     delete_access_point_root_dir: bool = False
     storage_classes: tuple[StorageClass, ...] = ()
     volumes: tuple[EfsVolume, ...] = ()
@@ -51,7 +51,7 @@ class FsxVolume(StrictModel):
     mount_options: tuple[MountOption, ...] = ("flock",)
 
 
-class Fsx(ControllerIdentity):
+class Fsx(ControllerIdentity, ChartOverrides):
     storage_classes: tuple[StorageClass, ...] = ()
     volumes: tuple[FsxVolume, ...] = ()
 
@@ -83,7 +83,7 @@ class S3Bucket(StrictModel):
     mount_options: tuple[MountOption, ...] = ()  # further Mountpoint flags, without the leading --
 
 
-class S3(StrictModel):
+class S3(ChartOverrides):
     # The node plugin's identity: an EKS Pod Identity association for s3-csi-driver-sa
     # (or pod-level credentials with authenticationSource: pod); nothing goes into the chart.
     buckets: tuple[S3Bucket, ...] = ()

@@ -26,7 +26,7 @@ from strata.spec.claims import mount_problem
 from strata.spec.model import CoreSpec, NodePool, Team
 from strata.spec.pools import PoolFacts, all_facts as all_pool_facts, facts as pool_facts, tolerates
 from strata.spec.shared import (
-    RESTRICTED_CONTAINER, ControllerIdentity, GpuSmokeTest, RoleArn, Toleration, identity_problems, smoke_test_job,
+    RESTRICTED_CONTAINER, ChartOverrides, ControllerIdentity, GpuSmokeTest, RoleArn, Toleration, identity_problems, smoke_test_job,
 )
 from strata.tools import run as run_tool
 from strata.yamlio import load as load_yaml
@@ -48,6 +48,8 @@ __all__ = [
     "ControllerIdentity", "RoleArn", "Toleration", "identity_problems", "mount_problem",
     # tenant isolation labels (strata.isolation judges the rendered NetworkPolicies by them)
     "TEAM_LABEL", "SHARED_LABEL",
+    # a component that renders a Helm release and takes valuesOverrides (pack.yaml: valuesOverrides)
+    "ChartOverrides",
     # the GPU smoke test (strata/smoke_test.j2 prints what smoke_test_job computes)
     "GpuSmokeTest", "smoke_test_job", "RESTRICTED_CONTAINER",
     # plain data: nested values, secrets written into them, YAML files a pack ships

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from strata import __version__, catalog, hydrate, isolation, rules, secrets
+from strata import __version__, catalog, hydrate, isolation, overrides, rules, secrets
 from strata import waivers as waiver_lib
 from strata.errors import UsageError
 from strata.output import lock as lockfile
@@ -98,9 +98,13 @@ def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) ->
             problems.append(rules.PACK_KUBERNETES.problem(
                 (pack.field_name,) if getattr(spec, pack.field_name, None) is not None else ("cluster", "kubernetesVersion"),
                 f"pack {pack.name} {pack.version} supports Kubernetes {low}-{high}, not {version}"))
+        own: list[Problem] = []
         if pack.check:
             found = pack.call("check", core, config, facts.for_pack(pack))
-            problems.extend(dataclasses.replace(p, path=pack_paths.resolve(p.path, pack.field_name, type(spec))) for p in found)
+            own = [dataclasses.replace(p, path=pack_paths.resolve(p.path, pack.field_name, type(spec))) for p in found]
+        problems.extend(own)
+        # The engine's own override checks give whole spec paths; a pack rule that explains a key wins.
+        problems.extend(overrides.unexplained(overrides.check(pack, config), own))
     return problems
 
 

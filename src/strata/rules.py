@@ -93,6 +93,16 @@ WAIVER_UNUSED = Rule(
     "a waiver that matches no error (fixed meanwhile, or a mistyped path) would silently accept a future one",
     "remove the waiver, or correct its path or object",
 )
+UNKNOWN_CHART_KEY = Rule(
+    "overrides/unknown-key",
+    "a valuesOverrides key is not a key of the pinned chart, so Helm ignores it (or its schema refuses the release)",
+    "use the chart's key (the message suggests the nearest one) or drop it; the pack's helm/keys/ index lists them",
+)
+TYPED_CHART_KEY = Rule(
+    "overrides/typed-field",
+    "a valuesOverrides key sets a chart value that a typed field of the spec owns, bypassing that field's checks",
+    "set the typed field the message names instead of overriding the chart value",
+)
 DRIFT = Rule(
     "render/drift",
     "the output tree on disk differs from what the spec renders",
@@ -102,7 +112,7 @@ DRIFT = Rule(
 CORE_RULES: tuple[Rule, ...] = (
     SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
     VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY, REPO_PATH,
-    WAIVER_UNKNOWN_RULE, WAIVER_EXPIRED, WAIVER_UNUSED,
+    WAIVER_UNKNOWN_RULE, WAIVER_EXPIRED, WAIVER_UNUSED, UNKNOWN_CHART_KEY, TYPED_CHART_KEY,
 )
 
 

@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from strata.errors import PackFailure, StrataError
 from strata.problems import Problem
@@ -25,16 +25,25 @@ class HelmReleaseManifest(StrictModel):
     version: str
     values: str  # template path inside the pack, e.g. helm/karpenter.yaml.j2
     when: str | None = None  # a boolean key of the pack's context that turns the release on
-    overrides: str | None = None  # a key of the pack's context holding values merged over the rendered ones
+    # The component of the pack's section whose valuesOverrides the user merges over the rendered
+    # values (e.g. gpuOperator: compute.gpuOperator.valuesOverrides), and the chart keys its typed
+    # fields set (dotted chart key -> dotted field of the section), which overrides may not set.
+    values_overrides: str | None = None
+    typed_values: tuple[tuple[str, str], ...] = ()  # written as a mapping; a tuple keeps the manifest hashable
     # What the chart brings and needs, for GitOps ordering and least-privilege projects:
     crd_groups: tuple[str, ...] = ()  # API groups whose CRDs the chart installs
     needs_crd_groups: tuple[str, ...] = ()  # API groups of CRDs the chart's own objects use
     cluster_scoped_kinds: tuple[str, ...] = ()  # "group/Kind" ("" group for core) the chart creates
 
+    @field_validator("typed_values", mode="before")
+    @classmethod
+    def _pairs(cls, value: object) -> object:
+        return tuple(value.items()) if isinstance(value, dict) else value
+
 
 class ReleaseValuesManifest(StrictModel):
     """Values a pack adds to a Helm release that another pack declares (e.g. monitoring
-    labels on the GPU Operator's ServiceMonitor). The owner's ``overrides`` still win."""
+    labels on the GPU Operator's ServiceMonitor). The owner's ``valuesOverrides`` still win."""
 
     release: str  # the release name, e.g. gpu-operator
     values: str  # a key of this pack's context holding the values; an empty mapping adds nothing

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from strata import yamlio
+from strata import overrides, yamlio
 from strata.errors import PackError
 from strata.packs import conformance
 from strata.packs.contract import Pack, PackManifest
@@ -88,6 +88,7 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
     conformance.check_templates(manifest, root)
     conformance.check_release_files(manifest, root)
     rules = conformance.check_rules(manifest, getattr(module, "RULES", ()), pack_py)
+    overrides.validate_manifest(manifest.name, root, config, manifest.helm_releases)
     return Pack(
         manifest=manifest,
         root=root,

@@ -10,7 +10,7 @@ from typing import Any
 
 import jinja2
 
-from strata import nested, rules, yamlio
+from strata import nested, overrides, rules, yamlio
 from strata.packs import conformance
 from strata.packs import facts as pack_facts
 from strata.packs.contract import Pack
@@ -81,7 +81,7 @@ def _render_pack(spec: Any, pack: Pack, config: Any, facts: PackFacts, result: R
         hook_args = (spec, config, facts.for_pack(pack), *((rendered,) if pack.manifest.inventory else ()))
         context.update(conformance.check_context(pack.name, pack.root / "pack.py", pack.call("context", *hook_args)))
     _render_templates(pack, context, result)
-    _render_releases(pack, context, result)
+    _render_releases(pack, config, context, result)
     return [(c.release, _lookup(pack, context, f"releaseValues[{c.release}].values", c.values)) for c in pack.manifest.release_values]
 
 
@@ -141,8 +141,7 @@ def _lookup(pack: Pack, context: dict[str, Any], what: str, dotted: str) -> Any:
     return conformance.lookup(pack.name, pack.root / "pack.yaml", what, context, dotted)
 
 
-
-def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) -> None:
+def _render_releases(pack: Pack, config: Any, context: dict[str, Any], result: RenderResult) -> None:
     for release in pack.manifest.helm_releases:
         if release.when and not _lookup(pack, context, f"helmReleases[{release.name}].when", release.when):
             continue
@@ -150,6 +149,6 @@ def _render_releases(pack: Pack, context: dict[str, Any], result: RenderResult) 
         if docs is None:
             continue
         values = docs[0] if docs else {}
-        overrides = _lookup(pack, context, f"helmReleases[{release.name}].overrides", release.overrides) if release.overrides else {}
-        values = nested.merge(values, overrides)
-        result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values, overrides))
+        user = overrides.values(config, release)
+        values = nested.merge(values, user)
+        result.releases.append(RenderedRelease(pack.name, pack.manifest.layer, release, values, user))

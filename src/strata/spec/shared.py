@@ -42,6 +42,25 @@ def identity_problems(rule: Rule, path: Path, part: ControllerIdentity) -> Itera
                            "with podIdentity the role comes from the Pod Identity association; remove controllerRoleArn or use identity: irsa")
 
 
+class ChartOverrides(StrictModel):
+    """A component that renders a Helm release. Its ``valuesOverrides`` are chart values merged
+    over what strata renders; the engine checks every key against the pinned chart and refuses
+    the keys typed fields own (pack.yaml: ``valuesOverrides`` and ``typedValues`` of the release)."""
+
+    values_overrides: dict[str, Any] = {}
+
+    def effective(self, keys: tuple[str, ...], typed: Any, typed_path: Path, base: Path) -> tuple[Any, Path]:
+        """The value chart key ``keys`` ends up with and the spec path that decides it: the
+        override's when it sets the key (``base`` is the component's path), else ``typed``
+        (what the typed field renders) at ``typed_path``."""
+        value: Any = self.values_overrides
+        for key in keys:
+            if not isinstance(value, dict) or key not in value:
+                return typed, typed_path
+            value = value[key]
+        return value, base + ("values_overrides",) + keys
+
+
 CUDA_BASE_IMAGE = "nvcr.io/nvidia/cuda:12.9.0-base-ubuntu24.04"
 RESTRICTED_CONTAINER = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Build the key index of every Helm chart the packs pin, from the charts' reference values.
+
+For each release in ``packs/*/pack.yaml`` it reads the pinned chart's default ``values.yaml``
+(and ``values.schema.yaml`` where the chart has one) from ``../shared/reference/chart-values/
+<chart>-<version>`` and writes ``packs/<pack>/helm/keys/<chart>-<version>.yaml``: the chart's
+value keys as a nested map. An empty map means the chart takes any key below it: an empty map,
+a null, a list or a scalar default, a schema object open to more properties, or a Kubernetes
+type the chart passes through (resources, tolerations, ...). strata checks every
+``valuesOverrides`` key path against this index. The output depends only on the inputs, so
+it can be checked byte for byte.
+
+    python scripts/build-chart-keys.py [--reference DIR] [--packs DIR] [--output-root DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "src"))
+from strata import yamlio  # noqa: E402  (the repository's own emitter: the index is plain data)
+
+DEFAULT_REFERENCE = REPO_ROOT.parent / "shared/reference/chart-values"
+SCRIPT = "scripts/build-chart-keys.py"
+# Kubernetes types a chart passes through unchanged: their content is not the chart's keys.
+NATIVE = frozenset({"resources", "nodeSelector", "tolerations", "affinity", "annotations", "labels", "podSecurityContext",
+                    "securityContext", "containerSecurityContext", "env", "extraEnv", "podAnnotations", "podLabels",
+                    "topologySpreadConstraints", "livenessProbe", "readinessProbe", "startupProbe"})
+# Keys a chart documents only as comments in its values.yaml, checked by reading them there.
+COMMENTED_KEYS = {"gpu-operator": ["dcgmExporter.config"]}
+OPEN: dict[str, Any] = {}
+
+
+def reference_dir(reference: Path, chart: str, version: str) -> Path:
+    """The reference directory of a pinned chart: <chart>-<version>, or a name that starts with
+    the chart and ends with the version (argo-workflows-chart-1.0.18, dcgm-exporter-4.5.3-4.8.2)."""
+    version = version.removeprefix("v")
+    exact = reference / f"{chart}-{version}"
+    if exact.is_dir():
+        return exact
+    found = sorted(d for d in reference.iterdir() if d.is_dir() and d.name.startswith(f"{chart}-") and d.name.endswith(f"-{version}"))
+    if len(found) != 1:
+        sys.exit(f"{SCRIPT}: no single reference directory for {chart} {version} in {reference}")
+    return found[0]
+
+
+def from_values(values: Any) -> dict[str, Any]:
+    """The key tree of a values.yaml mapping: non-empty maps recurse, anything else is open."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        key = str(key)
+        out[key] = from_values(value) if isinstance(value, dict) and value and key not in NATIVE else {}
+    return out
+
+
+def from_schema(schema: Any) -> dict[str, Any] | None:
+    """The key tree a JSON schema allows, or None where it allows any key."""
+    if not isinstance(schema, dict):
+        return None
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or schema.get("additionalProperties", True) is not False or schema.get("patternProperties"):
+        return None
+    return {str(k): (from_schema(v) or {}) if str(k) not in NATIVE else {} for k, v in properties.items()}
+
+
+def union(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any]:
+    """Keys of both trees; a key open in either stays open."""
+    if b is None:
+        return {}
+    out = dict(a)
+    for key, sub in b.items():
+        if key not in out:
+            out[key] = sub
+        elif out[key] and sub:
+            out[key] = union(out[key], sub)
+        else:
+            out[key] = {}
+    return out
+
+
+def add_path(tree: dict[str, Any], dotted: str) -> None:
+    node = tree
+    for key in dotted.split("."):
+        if key in node and not node[key]:
+            return  # already open
+        node = node.setdefault(key, {})
+
+
+def sort_tree(tree: dict[str, Any]) -> dict[str, Any]:
+    return {k: sort_tree(v) for k, v in sorted(tree.items())}
+
+
+def index(chart: str, directory: Path) -> dict[str, Any]:
+    values = yaml.safe_load((directory / "values.yaml").read_text(encoding="utf-8")) or {}
+    tree = from_values(values)
+    schema_file = directory / "values.schema.yaml"
+    if schema_file.is_file():
+        tree = union(tree, from_schema(yaml.safe_load(schema_file.read_text(encoding="utf-8"))))
+    for dotted in COMMENTED_KEYS.get(chart, ()):
+        add_path(tree, dotted)
+    return sort_tree(tree)
+
+
+def render(chart: str, version: str, directory: Path, tree: dict[str, Any]) -> str:
+    sources = sorted(p.name for p in directory.iterdir() if p.name in ("values.yaml", "values.schema.yaml"))
+    header = [
+        f"# Generated by {SCRIPT} from the pinned {chart} {version} chart",
+        f"#   ({directory.name}/{' and '.join(sources)} of the upstream reference). Do not edit.",
+        "# The chart's value keys; an empty map takes any key below it.",
+    ]
+    return "\n".join(header) + "\n" + yamlio.dump({"chart": chart, "version": version, "keys": tree})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
+    parser.add_argument("--packs", type=Path, default=REPO_ROOT / "packs")
+    parser.add_argument("--output-root", type=Path, default=None, help="write packs/<pack>/... under this directory instead")
+    args = parser.parse_args(argv)
+    if not args.reference.is_dir():
+        parser.error(f"reference not found: {args.reference}")
+    written = 0
+    for manifest in sorted(args.packs.glob("*/pack.yaml")):
+        pack = yaml.safe_load(manifest.read_text(encoding="utf-8"))
+        for release in pack.get("helmReleases") or ():
+            chart, version = release["chart"], str(release["version"])
+            directory = reference_dir(args.reference, chart, version)
+            text = render(chart, version, directory, index(chart, directory))
+            root = manifest.parent if args.output_root is None else args.output_root / manifest.parent.name
+            out = root / "helm" / "keys" / f"{chart}-{version}.yaml"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+            written += 1
+    print(f"wrote {written} chart key indexes", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
