@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from conftest import VALUES, run_cli
+from golden_tree import GOLDEN, golden_tree_names
 from strata.packs.loader import discover
 
 EXAMPLES_WITH_GITOPS = [p.stem for p in sorted(VALUES.glob("*.yaml")) if "gitops" in yaml.safe_load(p.read_text())]
@@ -137,3 +138,23 @@ def test_fleet_trees_render_separately_and_the_hub_deploys_them(strata, tmp_path
     assert appset["spec"]["template"]["spec"]["project"] == "ml-prod-bootstrap"
     staging_apps = _applications(repo / "clusters/ml-staging")
     assert {a["spec"]["destination"]["server"] for a in staging_apps} == {"https://ml-staging.eks.us-east-2.example.internal"}
+
+
+def test_jobs_run_once_per_change():
+    """A synced Job with a TTL is re-created by selfHeal after the TTL deletes it (launching a GPU
+    node each time): every Job strata writes is an Argo CD hook replaced only by the next sync,
+    or has no TTL."""
+    jobs = []
+    for tree in golden_tree_names():
+        for path in (GOLDEN / tree).rglob("job-*.yaml"):
+            body = yaml.safe_load(path.read_text())
+            if body.get("kind") == "Job":
+                jobs.append((f"{tree}/{path.name}", body))
+    smoke = [(where, job) for where, job in jobs if "smoke-test" in job["metadata"]["name"]]
+    assert len(smoke) >= 2, "the realistic and ml-storage-dra trees hold the GPU smoke tests"
+    for where, job in jobs:
+        assert "ttlSecondsAfterFinished" not in job["spec"], where
+    for where, job in smoke:
+        annotations = job["metadata"].get("annotations", {})
+        assert annotations.get("argocd.argoproj.io/hook") == "PostSync", where
+        assert annotations.get("argocd.argoproj.io/hook-delete-policy") == "BeforeHookCreation", where

@@ -15,6 +15,7 @@ SMOKE_TEMPLATE = "single-gpu"
 # Non-root identity of the pods strata writes (Pod Security "restricted" in team namespaces).
 POD_USER = 1000
 POD_GROUP = 1000
+SMOKE_USER = 65534
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -194,4 +195,5 @@ def _pod_security(fs_group: bool) -> dict[str, Any]:
 
 
 def _smoke_test(config: Config, pool: PoolFacts) -> dict[str, Any]:
-    return smoke_test_job(config.smoke_test, "dra-smoke-test", pool, run_as=POD_USER, claim_template=SMOKE_TEMPLATE)
+    # nvidia-smi needs no user of its own: nobody, like the compute pack's.
+    return smoke_test_job(config.smoke_test, "dra-smoke-test", pool, run_as=SMOKE_USER, claim_template=SMOKE_TEMPLATE)

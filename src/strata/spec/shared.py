@@ -97,5 +97,6 @@ def smoke_test_job(test: GpuSmokeTest, name: str, pool: PoolFacts, run_as: int,
                          "seccompProfile": {"type": "RuntimeDefault"}},
         "claim_template": claim_template,
         "resources": resources,
-        "container_security": RESTRICTED_CONTAINER,
+        # nvidia-smi writes nothing: the root file system stays read-only.
+        "container_security": {**RESTRICTED_CONTAINER, "readOnlyRootFilesystem": True},
     }
