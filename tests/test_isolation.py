@@ -123,3 +123,13 @@ def test_cross_team_rule_judges_shared_namespace_policies_by_the_team_they_selec
     beta_notebooks = {"matchLabels": {isolation.TEAM_LABEL: "beta"}}
     assert problems(policy("jupyterhub", egress=[{"to": [to_b]}], pod_selector=beta_notebooks)) == []
 
+
+
+def test_team_egress_can_exclude_every_private_range_but_the_declared_ones():
+    layer = b"tenancy:\n  egress:\n    excludePrivateRanges: true\n    cidrs: [0.0.0.0/0, 10.20.5.0/24]\n"
+    tree = render_clean(("realistic.yaml", (VALUES / "realistic.yaml").read_bytes()), ("private.yaml", layer))
+    policy = yaml.safe_load(tree["tenancy/teams/networkpolicy-research-allow-egress.yaml"])
+    assert policy["spec"]["egress"] == [{"to": [
+        {"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "169.254.169.254/32", "172.16.0.0/12", "192.168.0.0/16"]}},
+        {"ipBlock": {"cidr": "10.20.5.0/24"}},
+    ]}]

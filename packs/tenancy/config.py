@@ -40,6 +40,11 @@ class Egress(StrictModel):
     # Keep Pods away from the node's instance metadata (and so the node role's credentials);
     # IRSA and EKS Pod Identity do not need it.
     block_instance_metadata: bool = True
+    # Keep team Pods out of everything with a private address (the VPC, other Pods, the
+    # platform's Services) except what `cidrs` lists explicitly: the ranges are cut out of the
+    # wider `cidrs`. Off by default: Pods that call the Kubernetes API (the Ray autoscaler, Argo's
+    # executor) then need the API server's addresses (the EKS control-plane ENIs) in `cidrs`.
+    exclude_private_ranges: bool = False
 
 
 class Config(StrictModel):

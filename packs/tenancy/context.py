@@ -10,6 +10,7 @@ from strata.pack import Facts
 from .config import Config
 
 METADATA_ADDRESS = ipaddress.ip_network("169.254.169.254/32")
+PRIVATE_RANGES = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -51,8 +52,14 @@ def _egress(config: Config) -> dict[str, Any] | None:
         return None
     blocks = []
     for cidr in e.cidrs:
+        network = ipaddress.ip_network(cidr, strict=False)
         block: dict[str, Any] = {"cidr": cidr}
-        if e.block_instance_metadata and METADATA_ADDRESS.subnet_of(ipaddress.ip_network(cidr, strict=False)):
-            block["except"] = [str(METADATA_ADDRESS)]
+        excepted = [METADATA_ADDRESS] if e.block_instance_metadata else []
+        if e.exclude_private_ranges:
+            # A range listed on its own (a VPC endpoint subnet, the API server) stays reachable.
+            excepted += [r for r in PRIVATE_RANGES if r != network]
+        excepted = [r for r in excepted if r.subnet_of(network) and r != network]
+        if excepted:
+            block["except"] = [str(r) for r in sorted(excepted)]
         blocks.append({"ipBlock": block})
     return {"destinations": blocks}
