@@ -5,13 +5,13 @@ BIN := $(VENV)/bin
 REFERENCE ?= ../shared/reference
 export STRATA_SCHEMA_STORE ?= $(CURDIR)/.tools/schemas
 
-.PHONY: demo test install tools linters schemas clean
+.PHONY: demo test install tools server-tools linters schemas clean
 
 demo: install tools schemas
 	$(BIN)/strata render -f values/realistic.yaml -o out/realistic
 	$(BIN)/strata validate out/realistic
 
-test: install tools linters
+test: install tools server-tools linters
 	$(BIN)/python -m pytest -q
 
 install: $(VENV)/.installed
@@ -23,6 +23,9 @@ $(VENV)/.installed: pyproject.toml
 
 tools:
 	scripts/install-tools.sh
+
+server-tools:   # etcd + kube-apiserver for `validate --server`: slow once, then cached; not part of demo
+	scripts/install-tools.sh server
 
 linters:   # kube-score and checkov, pinned, for tests/test_linters.py
 	scripts/install-linters.sh

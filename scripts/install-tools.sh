@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Install the pinned binaries strata drives (kubeconform, helm, kustomize, promtool) into a
-# project-local tool dir with `go install`. A stamp file per tool records the version
-# that was built, so a second run with the same pins does nothing.
+# Install the pinned binaries strata drives into a project-local tool dir. A stamp file per
+# tool records the version that was built, so a second run with the same pins does nothing.
+#
+#   scripts/install-tools.sh          kubeconform, helm, kustomize, promtool (`go install`, fast)
+#   scripts/install-tools.sh server   etcd and kube-apiserver for `validate --server`: built from
+#                                     the wrapper modules in scripts/server-tools/ (one-time cost
+#                                     of roughly a quarter of an hour on 2 cores, then cached)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -9,7 +13,7 @@ tools_dir="${STRATA_TOOLS_DIR:-$root/.tools}"
 bin_dir="$tools_dir/bin"
 mkdir -p "$bin_dir"
 
-# name|module|version  (keep in sync with src/strata/tools/pins.py)
+# name|module|version  (keep in sync with src/strata/tools/__init__.py)
 pins=(
   "kubeconform|github.com/yannh/kubeconform/cmd/kubeconform|v0.7.0"
   "helm|helm.sh/helm/v4/cmd/helm|v4.3.1"
@@ -17,16 +21,51 @@ pins=(
   "promtool|github.com/prometheus/prometheus/cmd/promtool|v0.316.0"
 )
 
+# name|package|version: built inside scripts/server-tools/<name>, whose go.mod (and go.sum)
+# pin the same version and every dependency, so the build is reproducible.
+server_pins=(
+  "etcd|go.etcd.io/etcd/server/v3|v3.7.3"
+  "kube-apiserver|k8s.io/kubernetes/cmd/kube-apiserver|v1.37.2"
+)
+
 command -v go >/dev/null || { echo "install-tools: Go is required (https://go.dev/doc/install)" >&2; exit 2; }
 
-for pin in "${pins[@]}"; do
-  IFS='|' read -r name module version <<<"$pin"
-  stamp="$bin_dir/.$name.version"
-  if [[ -x "$bin_dir/$name" && -f "$stamp" && "$(cat "$stamp")" == "$module@$version" ]]; then
-    echo "install-tools: $name $version already installed"
-    continue
-  fi
-  echo "install-tools: go install $module@$version"
-  CGO_ENABLED=0 GOBIN="$bin_dir" GOFLAGS="-trimpath" go install "$module@$version"
-  echo "$module@$version" >"$stamp"
-done
+installed() {  # name stamp-text
+  local stamp="$bin_dir/.$1.version"
+  [[ -x "$bin_dir/$1" && -f "$stamp" && "$(cat "$stamp")" == "$2" ]]
+}
+
+case "${1:-}" in
+  "")
+    for pin in "${pins[@]}"; do
+      IFS='|' read -r name module version <<<"$pin"
+      if installed "$name" "$module@$version"; then
+        echo "install-tools: $name $version already installed"
+        continue
+      fi
+      echo "install-tools: go install $module@$version"
+      CGO_ENABLED=0 GOBIN="$bin_dir" GOFLAGS="-trimpath" go install "$module@$version"
+      echo "$module@$version" >"$bin_dir/.$name.version"
+    done
+    ;;
+  server)
+    for pin in "${server_pins[@]}"; do
+      IFS='|' read -r name package version <<<"$pin"
+      if installed "$name" "$package@$version"; then
+        echo "install-tools: $name $version already installed"
+        continue
+      fi
+      echo "install-tools: building $name $version from scripts/server-tools/$name (one-time, slow)"
+      # Build to a temporary name first: an interrupted build never leaves a binary that
+      # looks installed.
+      CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false -mod=readonly" \
+        go build -C "$root/scripts/server-tools/$name" -o "$bin_dir/.$name.partial" "$package"
+      mv -f "$bin_dir/.$name.partial" "$bin_dir/$name"
+      echo "$package@$version" >"$bin_dir/.$name.version"
+    done
+    ;;
+  *)
+    echo "usage: scripts/install-tools.sh [server]" >&2
+    exit 2
+    ;;
+esac

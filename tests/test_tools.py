@@ -9,25 +9,49 @@ import subprocess
 
 import pytest
 
+from conftest import require_tool
 from reference import REPO_ROOT
 from strata import tools
+from strata.spec.model import SUPPORTED_KUBERNETES
 from strata.errors import ToolMissing
 
 SCRIPT = REPO_ROOT / "scripts" / "install-tools.sh"
+SERVER_TOOLS = REPO_ROOT / "scripts" / "server-tools"
 
 
 def test_install_script_pins_match_strata():
-    pins = dict(re.findall(r'"(\w+)\|([^|]+\|v[0-9.]+)"', SCRIPT.read_text()))
+    pins = dict(re.findall(r'"([\w-]+)\|([^|]+\|v[0-9.]+)"', SCRIPT.read_text()))
     expected = {name: f"{pin.module}|{pin.version}" for name, pin in tools.PINS.items()}
     assert pins == expected
 
 
-def test_install_script_skips_installed_tools():
+def test_server_tools_match_the_newest_supported_kubernetes_and_their_wrapper_modules():
+    apiserver, etcd = tools.PINS["kube-apiserver"], tools.PINS["etcd"]
+    newest = SUPPORTED_KUBERNETES[-1]
+    assert apiserver.version.startswith(f"v{newest}."), f"kube-apiserver {apiserver.version} is not Kubernetes {newest}"
+    gomod = (SERVER_TOOLS / "kube-apiserver" / "go.mod").read_text()
+    assert re.search(rf"^\tk8s\.io/kubernetes {re.escape(apiserver.version)}( // indirect)?$", gomod, re.M)
+    # Every staging module k8s.io/kubernetes replaces with ./staging is pinned to its release.
+    replaced = re.findall(r"^\t(k8s\.io/[\w-]+) => (k8s\.io/[\w-]+) (v\S+)$", gomod, re.M)
+    staging_version = "v0." + apiserver.version.removeprefix("v1.")
+    assert len(replaced) > 20 and all(a == b and v == staging_version for a, b, v in replaced), replaced
+    etcd_mod = (SERVER_TOOLS / "etcd" / "go.mod").read_text()
+    assert re.search(rf"^\t{re.escape(etcd.module)} {re.escape(etcd.version)}( // indirect)?$", etcd_mod, re.M)
+    for name in ("etcd", "kube-apiserver"):
+        assert (SERVER_TOOLS / name / "go.sum").is_file(), "go.sum pins every dependency of the build"
+
+
+@pytest.mark.parametrize("step", ["", "server"])
+def test_install_script_skips_installed_tools(step):
     if os.environ.get("STRATA_TOOLS_DIR"):
         pytest.skip("uses the project-local tool dir")
-    result = subprocess.run([str(SCRIPT)], capture_output=True, text=True, check=True)
-    for name in tools.PINS:
-        assert f"install-tools: {name} {tools.PINS[name].version} already installed" in result.stdout
+    pins = [pin for pin in tools.PINS.values() if pin.server == bool(step)]
+    for pin in pins:
+        require_tool(pin.name)
+    result = subprocess.run([str(SCRIPT), *([step] if step else [])], capture_output=True, text=True, check=True)
+    for pin in pins:
+        assert f"install-tools: {pin.name} {pin.version} already installed" in result.stdout
+    assert result.stdout.count("already installed") == len(pins), "each step installs only its own tools"
 
 
 def test_missing_tool_names_the_install_command(monkeypatch, tmp_path):
@@ -35,16 +59,19 @@ def test_missing_tool_names_the_install_command(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ToolMissing, match=r"scripts/install-tools.sh .*go install github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0"):
         tools.find("kubeconform")
+    with pytest.raises(ToolMissing, match=r"^kube-apiserver is not installed: run scripts/install-tools.sh server "):
+        tools.find("kube-apiserver")
 
 
-@pytest.mark.parametrize("name", ["kubeconform", "helm", "kustomize", "promtool"])
+@pytest.mark.parametrize("name", ["kubeconform", "helm", "kustomize", "promtool", "etcd", "kube-apiserver"])
 def test_pinned_binaries_run(name):
-    from conftest import require_tool
-
     require_tool(name)
-    args = {"kubeconform": ["-v"], "helm": ["version", "--short"], "kustomize": ["version"], "promtool": ["--version"]}[name]
+    args = {"kubeconform": ["-v"], "helm": ["version", "--short"], "kustomize": ["version"], "promtool": ["--version"],
+            "etcd": ["--version"], "kube-apiserver": ["--version"]}[name]
     result = tools.run(name, args)
     assert result.returncode == 0, result.stderr
+    if name in ("etcd", "kube-apiserver"):  # built from the wrapper modules at the pinned version
+        assert tools.PINS[name].version.removeprefix("v") in result.stdout, result.stdout
 
 
 def _fake_tool(tmp_path, monkeypatch, name: str, content: bytes):

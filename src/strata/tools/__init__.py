@@ -15,8 +15,14 @@ from strata.errors import ToolFailed, ToolMissing
 @dataclasses.dataclass(frozen=True)
 class Pin:
     name: str
-    module: str
+    module: str  # the Go package built (for the server tools: inside scripts/server-tools/<name>)
     version: str
+    server: bool = False  # built by the separate, slow `scripts/install-tools.sh server` step
+
+    def install_hint(self) -> str:
+        if self.server:
+            return f"run scripts/install-tools.sh server (builds {self.name} {self.version} once, about a quarter of an hour)"
+        return f"run scripts/install-tools.sh (or: GOBIN=$PWD/.tools/bin go install {self.module}@{self.version})"
 
 
 # Keep in sync with scripts/install-tools.sh (tests/test_tools.py checks it).
@@ -25,6 +31,10 @@ PINS: dict[str, Pin] = {
     "helm": Pin("helm", "helm.sh/helm/v4/cmd/helm", "v4.3.1"),
     "kustomize": Pin("kustomize", "sigs.k8s.io/kustomize/kustomize/v5", "v5.7.1"),
     "promtool": Pin("promtool", "github.com/prometheus/prometheus/cmd/promtool", "v0.316.0"),
+    # For `validate --server`: the newest Kubernetes minor strata supports
+    # (spec.model.SUPPORTED_KUBERNETES) and the etcd minor it is tested with.
+    "etcd": Pin("etcd", "go.etcd.io/etcd/server/v3", "v3.7.3", server=True),
+    "kube-apiserver": Pin("kube-apiserver", "k8s.io/kubernetes/cmd/kube-apiserver", "v1.37.2", server=True),
 }
 
 
@@ -44,11 +54,7 @@ def find(name: str) -> Path:
     on_path = shutil.which(name)
     if on_path:
         return Path(on_path)
-    pin = PINS[name]
-    raise ToolMissing(
-        f"{name} is not installed: run scripts/install-tools.sh "
-        f"(or: GOBIN=$PWD/.tools/bin go install {pin.module}@{pin.version})"
-    )
+    raise ToolMissing(f"{name} is not installed: {PINS[name].install_hint()}")
 
 
 # Generous: kubeconform over a 9,000-object tree takes seconds; a hung binary must still end.
