@@ -51,7 +51,18 @@ case "${1:-}" in
   server)
     for pin in "${server_pins[@]}"; do
       IFS='|' read -r name package version <<<"$pin"
-      if installed "$name" "$package@$version"; then
+      module_dir="$root/scripts/server-tools/$name"
+      ldflags=""
+      if [[ "$name" == kube-apiserver ]]; then
+        # What upstream's release build stamps in, so /version reports the real release
+        # (the default is v0.0.0-master).
+        minor="${version#v1.}"; minor="${minor%%.*}"
+        ldflags="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1"
+        ldflags+=" -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+      fi
+      # The stamp covers the wrapper module and the flags: changing either rebuilds.
+      recipe="$package@$version $(cat "$module_dir/go.mod" "$module_dir/go.sum" <(echo "$ldflags") | sha256sum | cut -c1-16)"
+      if installed "$name" "$recipe"; then
         echo "install-tools: $name $version already installed"
         continue
       fi
@@ -59,9 +70,9 @@ case "${1:-}" in
       # Build to a temporary name first: an interrupted build never leaves a binary that
       # looks installed.
       CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false -mod=readonly" \
-        go build -C "$root/scripts/server-tools/$name" -o "$bin_dir/.$name.partial" "$package"
+        go build -C "$module_dir" -ldflags="$ldflags" -o "$bin_dir/.$name.partial" "$package"
       mv -f "$bin_dir/.$name.partial" "$bin_dir/$name"
-      echo "$package@$version" >"$bin_dir/.$name.version"
+      echo "$recipe" >"$bin_dir/.$name.version"
     done
     ;;
   *)

@@ -54,3 +54,8 @@ class PackFailure(StrataError):
 
 class OutputError(StrataError):
     """The output tree cannot be written without touching files strata does not own."""
+
+
+class ControlPlaneFailed(ToolFailed):
+    """The throwaway etcd + kube-apiserver of `validate --server` did not start, or refused
+    the CRDs; the message has the end of its log."""

@@ -150,10 +150,10 @@ class Validation:
     same staged tree and their problems are reported together."""
 
     schema_store: Path
+    server: Validator | None = None  # `--server`: validate.server.ServerValidation
 
     def validators(self) -> tuple[Validator, ...]:
-        # A second validator (validate/server.py, `--server`) joins this tuple.
-        return (self.offline,)
+        return (self.offline,) if self.server is None else (self.offline, self.server)
 
     def record_key(self, lock: bytes) -> str | None:
         return record.key(lock, [v.__name__ for v in self.validators()], self.schema_store)

@@ -121,8 +121,9 @@ def registry() -> list[Rule]:
     (what ``strata rules`` lists and README's rule table shows)."""
     from strata import hydrate  # imported here: both import this module
     from strata.packs.loader import discover
+    from strata.validate import server
 
-    found = [*CORE_RULES, *hydrate.RULES, *(r for pack in discover() for r in pack.rules)]
+    found = [*CORE_RULES, *hydrate.RULES, *server.RULES, *(r for pack in discover() for r in pack.rules)]
     return sorted(found, key=lambda r: r.id)
 
 

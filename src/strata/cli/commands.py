@@ -16,6 +16,7 @@ from strata.errors import CheckFailed, ProblemsFound, UsageError
 from strata.packs.loader import discover
 from strata.problems import has_errors
 from strata.validate import schema_store as store_lib
+from strata.validate import server as api_server
 
 _format = "text"
 
@@ -32,6 +33,11 @@ def _set_format(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
                              callback=_set_format, expose_value=True, is_eager=True, help="Output for people or machines.")
+server_option = click.option(
+    "--server", "server", is_flag=True,
+    help="Also dry-run every object on a throwaway local kube-apiserver (CEL rules, built-in validation, Pod Security).")
+crds_option = click.option("--crds", "crds_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+                           help="CRD YAML for --server, one directory per CRD set (default: $STRATA_CRDS).")
 store_option = click.option("--schema-store", type=click.Path(file_okay=False, path_type=Path), default=None,
                             help="CRD schema store (default: $STRATA_SCHEMA_STORE or ~/.cache/strata/schemas).")
 
@@ -57,17 +63,19 @@ def _read_specs(paths: tuple[Path, ...]) -> list[tuple[str, bytes]]:
 @click.option("--hydrate", "with_hydration", is_flag=True, help="Also run helm template for every release (offline, from --charts).")
 @click.option("--charts", "chart_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Chart cache for --hydrate (default: $STRATA_CHART_CACHE or ~/.cache/strata/charts).")
+@server_option
+@crds_option
 @store_option
 @format_option
 def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: bool, with_hydration: bool,
-           chart_cache: Path | None, schema_store: Path | None, fmt: str) -> None:
+           chart_cache: Path | None, server: bool, crds_dir: Path | None, schema_store: Path | None, fmt: str) -> None:
     """Render spec layers into an output tree (validated before it is written)."""
     store = schema_store or schema_store_default()
     outcome = pipeline.render_tree(pipeline.RenderRequest(
         specs=_read_specs(files),
         out_dir=out_dir,
         check=check,
-        validation=None if no_validate else pipeline.Validation(store),
+        validation=None if no_validate else _validation(store, server, crds_dir),
         hydration=pipeline.Hydration(chart_cache or hydrate_lib.default_chart_cache(), store) if with_hydration else None,
     ))
     if outcome.checked:
@@ -87,6 +95,10 @@ def _report_written(outcome: pipeline.Outcome, fmt: str) -> None:
 
 def schema_store_default() -> Path:
     return store_lib.default_store()
+
+
+def _validation(store: Path, server: bool, crds_dir: Path | None) -> pipeline.Validation:
+    return pipeline.Validation(store, server=api_server.ServerValidation(crds_dir) if server else None)
 
 
 def _report_check(outcome: pipeline.Outcome, fmt: str) -> None:
@@ -110,16 +122,19 @@ def _report_check(outcome: pipeline.Outcome, fmt: str) -> None:
 
 @cli.command()
 @click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@server_option
+@crds_option
 @store_option
 @format_option
-def validate(out_dir: Path, schema_store: Path | None, fmt: str) -> None:
-    """Validate an output tree with kubeconform (strict) and kustomize build."""
-    outcome = pipeline.validate_tree(out_dir, pipeline.Validation(schema_store or schema_store_default()))
+def validate(out_dir: Path, server: bool, crds_dir: Path | None, schema_store: Path | None, fmt: str) -> None:
+    """Validate an output tree with kubeconform (strict) and kustomize build (--server: and a real API server)."""
+    outcome = pipeline.validate_tree(out_dir, _validation(schema_store or schema_store_default(), server, crds_dir))
     if has_errors(outcome.problems):
         raise ProblemsFound(outcome.problems)
     echo_problems(outcome.problems, fmt, {"files": outcome.objects})
     if fmt == "text":
-        click.echo(f"{out_dir}: {outcome.objects} objects valid", err=True)
+        on_server = f" (and on kube-apiserver {api_server.versions()['kube-apiserver']})" if server else ""
+        click.echo(f"{out_dir}: {outcome.objects} objects valid{on_server}", err=True)
 
 
 chart_cache_option = click.option("--charts", "chart_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
