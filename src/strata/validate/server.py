@@ -458,7 +458,7 @@ class ControlPlane:
         if body is not None:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/apply-patch+yaml" if apply else "application/json"  # JSON is YAML
-        for attempt in (1, 2):  # a kept-alive connection the server closed is retried once
+        for attempt in (1, 2):
             conn = self._connection(timeout)
             try:
                 conn.request(method, url, body=data, headers=headers)
@@ -466,7 +466,11 @@ class ControlPlane:
                 payload = raw.read()
                 warnings = tuple(_warning_text(w) for w in raw.headers.get_all("Warning") or [])
                 break
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            except TimeoutError:
+                self._drop_connection()
+                raise
+            except (OSError, http.client.HTTPException):
+                # A kept-alive connection the server closed while idle: once more on a new one.
                 self._drop_connection()
                 if attempt == 2:
                     raise
