@@ -149,6 +149,14 @@ class ServerValidation:
 
     crds_dir: Path | None = None  # default $STRATA_CRDS
 
+    @property
+    def __name__(self) -> str:
+        """What validate/record.py keys a remembered clean validation by: the pinned server
+        and the CRD YAML it installed (set directories are named by release)."""
+        crds = self.crds_dir or default_crds_dir()
+        pins = " ".join(f"{name}@{version}" for name, version in versions().items())
+        return f"server {pins} {crds.resolve() if crds else ''}"
+
     def __call__(self, target: Any) -> list[Problem]:  # pipeline.Target (which imports this module)
         return validate(target.root, target.manifests, target.lock.schemas, self.crds_dir, target.display)
 
