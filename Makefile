@@ -5,14 +5,18 @@ BIN := $(VENV)/bin
 REFERENCE ?= ../shared/reference
 export STRATA_SCHEMA_STORE ?= $(CURDIR)/.tools/schemas
 
-.PHONY: demo test install tools server-tools linters schemas clean
+.PHONY: demo test lint-code install tools server-tools linters schemas clean
 
 demo: install tools schemas
 	$(BIN)/strata render -f values/realistic.yaml -o out/realistic
 	$(BIN)/strata validate out/realistic
 
-test: install tools server-tools linters
+test: install tools server-tools linters lint-code
 	$(BIN)/python -m pytest -q
+
+lint-code: install   # ruff and mypy (pydantic plugin) on strata's own code; config in pyproject.toml
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 install: $(VENV)/.installed
 

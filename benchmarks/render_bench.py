@@ -276,7 +276,7 @@ def main() -> int:
             strata_s, helm_s = pools_workload(args.pools, Path(tmp), args.repeat)
             print(f"pools: {2 * args.pools} objects  strata {strata_s:.2f} s  helm template {helm_s:.2f} s  ratio {strata_s / helm_s:.2f}")
 
-    print("\nratios (target; judged at %d teams)" % JUDGED)
+    print(f"\nratios (target; judged at {JUDGED} teams)")
     failed = False
     for teams, r in rows.items():
         ratios = {"cold/helm": r["cold"] / r["helm"], "check/cold": r["check"] / r["cold"],
@@ -294,7 +294,7 @@ def main() -> int:
     spread = max(per_object.values()) / min(per_object.values())
     flat = spread <= FLATNESS
     failed |= not flat
-    print(f"cold time per object: " + ", ".join(f"{t} teams {v * 1e6:.0f} us" for t, v in per_object.items())
+    print("cold time per object: " + ", ".join(f"{t} teams {v * 1e6:.0f} us" for t, v in per_object.items())
           + f"; largest/smallest {spread:.2f} (<= {FLATNESS}: {verdict(flat)})")
     if not args.kapitan:
         print("kapitan not found (pass --kapitan PATH to compare)")

@@ -18,7 +18,6 @@ import re
 import sys
 from pathlib import Path
 
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = REPO_ROOT.parent / "shared/reference/karpenter-1.14.1-instance-types.md"
 DEFAULT_OUTPUT = REPO_ROOT / "src/strata/catalog/instance_types.json"

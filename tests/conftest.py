@@ -16,14 +16,14 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from golden_tree import GoldenTreeExtension  # noqa: E402
-from reference import REPO_ROOT, reference_dir  # noqa: E402
+from golden_tree import GoldenTreeExtension
+from reference import REPO_ROOT, reference_dir
 
-from strata import pipeline, tools  # noqa: E402
-from strata.cli import main as strata_main  # noqa: E402
-from strata.errors import ToolMissing  # noqa: E402
-from strata.cli.commands import pack_crd_sets  # noqa: E402
-from strata.validate.schema_store import import_crds  # noqa: E402
+from strata import pipeline, tools
+from strata.cli import main as strata_main
+from strata.cli.commands import pack_crd_sets
+from strata.errors import ToolMissing
+from strata.validate.schema_store import import_crds
 
 VALUES = REPO_ROOT / "values"
 EXAMPLES = sorted(p.stem for p in VALUES.glob("*.yaml"))

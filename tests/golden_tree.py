@@ -21,11 +21,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from reference import REPO_ROOT
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.location import PyTestLocation
-
-from reference import REPO_ROOT
 
 GOLDEN = REPO_ROOT / "golden"
 OWNER_MODULE = "test_golden"  # tests/test_golden.py

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from reference import REPO_ROOT, reference_dir
+
 from strata.overrides import index_file
 from strata.packs.loader import discover
 

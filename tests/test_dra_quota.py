@@ -5,8 +5,8 @@ refused at render time, charged the way the API server's quota evaluator charges
 from __future__ import annotations
 
 import yaml
-
 from conftest import VALUES, render_clean
+
 from strata import pipeline
 
 EXAMPLE = VALUES / "ml-storage-dra.yaml"

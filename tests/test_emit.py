@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from strata.yamlio import dump
 

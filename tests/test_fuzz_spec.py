@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
-
 from conftest import VALUES, CliResult, run_cli
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 settings.register_profile(
     "strata-fuzz",

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import VALUES, run_cli
 from golden_tree import GOLDEN, golden_tree_names
+
 from strata.packs.loader import discover
 
 EXAMPLES_WITH_GITOPS = [p.stem for p in sorted(VALUES.glob("*.yaml")) if "gitops" in yaml.safe_load(p.read_text())]
@@ -112,9 +112,9 @@ def test_project_allows_exactly_the_platform(tree):
     whitelisted = {(k["group"], k["kind"]) for k in project["spec"]["clusterResourceWhitelist"]}
     for directory in out.rglob("kustomization.yaml"):
         for obj in _objects(directory.parent):
-            if "namespace" not in obj.get("metadata", {}) and obj.get("kind") not in ("Application", "AppProject", "Kustomization"):
-                if "apiVersion" in obj:
-                    assert (_group(obj), obj["kind"]) in whitelisted, obj["kind"]
+            if ("apiVersion" in obj and "namespace" not in obj.get("metadata", {})
+                    and obj.get("kind") not in ("Application", "AppProject", "Kustomization")):
+                assert (_group(obj), obj["kind"]) in whitelisted, obj["kind"]
     assert "*" not in project["spec"]["sourceRepos"]
 
 

@@ -7,9 +7,9 @@ intended: ``pytest tests/test_golden.py --snapshot-update`` and review ``git dif
 from __future__ import annotations
 
 import pytest
-
 from conftest import VALUES, require_tool, run_cli
 from golden_tree import GOLDEN, LOCK, TEST_NAME, golden_tree_names, read_tree
+
 from strata import tools
 
 FLEET = VALUES / "fleet"

@@ -5,11 +5,10 @@ release's values are unchanged."""
 
 from __future__ import annotations
 
-
 import pytest
 import yaml
-
 from conftest import VALUES, require_tool
+
 from strata import tools
 
 MINIMAL = VALUES / "minimal.yaml"

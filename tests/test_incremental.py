@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import VALUES
+
 from strata import pipeline
 from strata.output import lock as lockfile
 from strata.render import engine

@@ -4,8 +4,8 @@ Kubernetes semantics (strata.isolation) decide which Pods of which team reach wh
 from __future__ import annotations
 
 import yaml
-
 from conftest import VALUES, render_clean
+
 from strata import isolation, pipeline
 from strata.isolation import Pod
 

@@ -13,9 +13,9 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-
 from conftest import EXAMPLES, VALUES
 from reference import reference_dir
+
 from strata import pipeline
 from strata.packs.loader import discover
 from strata.render import engine

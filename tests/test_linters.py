@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 import yaml
-
 from golden_tree import GOLDEN, golden_tree_names
 from reference import REPO_ROOT
+
 from strata import pipeline, tools
 
 WAIVERS = REPO_ROOT / "lint" / "waivers.yaml"

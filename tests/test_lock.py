@@ -4,8 +4,8 @@ not one strata wrote is refused with the file and the field, never half-read."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import VALUES, render_clean
+
 from strata.errors import OutputError
 from strata.output import lock as lockfile
 from strata.output.lock import HydratedEntry

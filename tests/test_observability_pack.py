@@ -8,8 +8,8 @@ import json
 
 import pytest
 import yaml
-
 from conftest import VALUES, render_clean
+
 from strata.packs.loader import discover
 
 discover()  # imports the built-in packs, observability's modules among them

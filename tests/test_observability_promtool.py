@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import VALUES, render_clean, require_tool
+
 from strata import tools
 
 EXAMPLE = VALUES / "observability.yaml"

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import yaml
-
 from conftest import VALUES
 
 REALISTIC = VALUES / "realistic.yaml"

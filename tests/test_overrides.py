@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import render_clean
+
 from strata import pipeline
 from strata.errors import PackError
 from strata.overrides import validate_manifest

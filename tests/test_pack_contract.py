@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 
 import pytest
+from reference import REPO_ROOT
 
 import strata.pack
-from reference import REPO_ROOT
 
 PACKS = REPO_ROOT / "packs"
 MODULES = sorted(PACKS.rglob("*.py"))

@@ -5,14 +5,14 @@ as stand-in Pods."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
-import yaml
-
 from golden_tree import golden_tree_names
-from strata import isolation
 from test_linters import stand_ins, tree_objects
+
+from strata import isolation
 
 ALLOWED_VOLUMES = {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"}
 WORKLOAD_KINDS = {"Pod", "Job", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "CronJob"}

@@ -6,7 +6,6 @@ takes nothing."""
 from __future__ import annotations
 
 import yaml
-
 from conftest import render_clean
 
 HEAD = """apiVersion: strata.dev/v1alpha1

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import VALUES
+
 from strata.cli import main
 
 SPEC = VALUES / "realistic.yaml"  # gitops.argocd.path: clusters/ml-prod, at line 133

@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 from reference import REPO_ROOT
+
 from strata import pipeline, rules
 
 SCRIPT = REPO_ROOT / "scripts" / "build-rule-table.py"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, VALUES
+
 from strata import pipeline, rules as core_rules
 from strata.packs.loader import discover
 

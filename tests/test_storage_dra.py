@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import VALUES, require_tool
 from reference import reference_dir
+
 from strata import pipeline
 from strata.packs.loader import discover
 from strata.validate import kubeconform

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 
 import yaml
-
 from conftest import VALUES, require_tool
+
 from strata import tools
 
 

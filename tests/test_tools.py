@@ -8,12 +8,12 @@ import re
 import subprocess
 
 import pytest
-
 from conftest import require_tool
 from reference import REPO_ROOT
+
 from strata import tools
-from strata.spec.model import SUPPORTED_KUBERNETES
 from strata.errors import ToolMissing
+from strata.spec.model import SUPPORTED_KUBERNETES
 
 SCRIPT = REPO_ROOT / "scripts" / "install-tools.sh"
 SERVER_TOOLS = REPO_ROOT / "scripts" / "server-tools"
@@ -30,13 +30,13 @@ def test_server_tools_match_the_newest_supported_kubernetes_and_their_wrapper_mo
     newest = SUPPORTED_KUBERNETES[-1]
     assert apiserver.version.startswith(f"v{newest}."), f"kube-apiserver {apiserver.version} is not Kubernetes {newest}"
     gomod = (SERVER_TOOLS / "kube-apiserver" / "go.mod").read_text()
-    assert re.search(rf"^\tk8s\.io/kubernetes {re.escape(apiserver.version)}( // indirect)?$", gomod, re.M)
+    assert re.search(rf"^\tk8s\.io/kubernetes {re.escape(apiserver.version)}( // indirect)?$", gomod, re.MULTILINE)
     # Every staging module k8s.io/kubernetes replaces with ./staging is pinned to its release.
-    replaced = re.findall(r"^\t(k8s\.io/[\w-]+) => (k8s\.io/[\w-]+) (v\S+)$", gomod, re.M)
+    replaced = re.findall(r"^\t(k8s\.io/[\w-]+) => (k8s\.io/[\w-]+) (v\S+)$", gomod, re.MULTILINE)
     staging_version = "v0." + apiserver.version.removeprefix("v1.")
     assert len(replaced) > 20 and all(a == b and v == staging_version for a, b, v in replaced), replaced
     etcd_mod = (SERVER_TOOLS / "etcd" / "go.mod").read_text()
-    assert re.search(rf"^\t{re.escape(etcd.module)} {re.escape(etcd.version)}( // indirect)?$", etcd_mod, re.M)
+    assert re.search(rf"^\t{re.escape(etcd.module)} {re.escape(etcd.version)}( // indirect)?$", etcd_mod, re.MULTILINE)
     for name in ("etcd", "kube-apiserver"):
         assert (SERVER_TOOLS / name / "go.sum").is_file(), "go.sum pins every dependency of the build"
 

@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import VALUES, render_clean, require_tool
+
 from strata import pipeline, tools
 from strata.validate import kubeconform, kustomize
 

@@ -7,8 +7,8 @@ import datetime
 import json
 
 import yaml
-
 from conftest import VALUES
+
 from strata import pipeline
 from strata.problems import Severity
 

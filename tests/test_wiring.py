@@ -5,8 +5,8 @@ claims strata itself creates. Each test renders the bundled examples with one mo
 from __future__ import annotations
 
 import yaml
-
 from conftest import VALUES, render_clean
+
 from strata import pipeline
 
 OBSERVE = b"""\

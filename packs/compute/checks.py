@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from strata.pack import Facts, PoolFacts, Problem, catalog, identity_problems, nested_has, pool_facts, spec_path, tolerates
+
 from . import rules as r
 from .config import Config
 
@@ -17,7 +19,7 @@ WELL_KNOWN_AWS_LABELS = {
     "karpenter.k8s.aws/instance-gpu-memory", "karpenter.k8s.aws/instance-gpu-manufacturer",
 }
 # Chart keys the pinned charts no longer read, and what replaced them.
-REMOVED_VALUES = {
+REMOVED_VALUES: dict[str, dict[tuple[str, ...], str]] = {
     "gpu-operator": {
         ("operator", "defaultRuntime"): "removed in v25.3.0; containerd's runtime is configured by the toolkit",
         ("driver", "useOpenKernelModules"): "a no-op; use driver.kernelModuleType (auto | open | proprietary)",
@@ -46,7 +48,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
                 yield r.REMOVED_CHART_VALUE.problem(path + keys, f"{'.'.join(keys)} is not read by the pinned {release} chart: {advice}")
 
 
-def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, int]) -> Iterator[Problem]:
+def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, ...]) -> Iterator[Problem]:
     pool = f.pool
     yield from _check_catalog_names(path, f)
     yield from _check_gpu_claims(path, f)
@@ -98,7 +100,7 @@ def _check_gpu_claims(path: tuple, f: PoolFacts) -> Iterator[Problem]:
     claims = f.pool.gpu
     if claims is None:
         return
-    gpus = [t for t in f.instance_types if t.gpu]
+    gpus = [(t.name, t.gpu) for t in f.instance_types if t.gpu]
     if not gpus:
         yield r.UNKNOWN_ACCELERATOR.problem(path + ("gpu",), "none of " + ", ".join(f.pool.instance_families + f.pool.instance_types) + " is a GPU instance strata knows")
         return
@@ -109,14 +111,14 @@ def _check_gpu_claims(path: tuple, f: PoolFacts) -> Iterator[Problem]:
         wanted = getattr(claims, attr)
         if wanted is None:
             continue
-        wrong = [t for t in gpus if getattr(t.gpu, attr) != wanted]
+        wrong = [(name, gpu) for name, gpu in gpus if getattr(gpu, attr) != wanted]
         if wrong:
-            shown = ", ".join(f"{t.name} has {t.gpu.count} x {t.gpu.name} {t.gpu.memory_mib} MiB" for t in wrong[:3])
+            shown = ", ".join(f"{name} has {gpu.count} x {gpu.name} {gpu.memory_mib} MiB" for name, gpu in wrong[:3])
             more = f" (and {len(wrong) - 3} more)" if len(wrong) > 3 else ""
             yield r.GPU_LABEL_MISMATCH.problem(path + ("gpu", field), f"gpu.{field} {wanted!r} contradicts the instance types: {shown}{more}")
 
 
-def _check_ami(path: tuple, f: PoolFacts, version: tuple[int, int]) -> Iterator[Problem]:
+def _check_ami(path: tuple, f: PoolFacts, version: tuple[int, ...]) -> Iterator[Problem]:
     family = f.ami_family
     where = path + ("ami_alias",)
     if family == "al2":

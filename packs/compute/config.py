@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-
 from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, GpuSmokeTest, LabelKey, StrictModel, Toleration
 
 

@@ -72,7 +72,7 @@ def _block_devices(f: PoolFacts) -> list[dict[str, Any]]:
 
 def _pool(f: PoolFacts, cluster: str, discovery_key: str, node_identity: dict[str, str]) -> dict[str, Any]:
     pool = f.pool
-    disruption = None
+    disruption: dict[str, Any] | None = None
     if pool.disruption is not None and pool.replicas is None:
         d = pool.disruption
         disruption = {"consolidationPolicy": d.consolidation_policy, "consolidateAfter": d.consolidate_after}

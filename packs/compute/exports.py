@@ -4,7 +4,8 @@ is configured, so the dra and observability packs follow it without reading comp
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from strata.pack import CoreSpec, Facts, Toleration, all_pool_facts
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Collection, Iterator
+from typing import Any
 
 from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, spec_path
 
-from . import devices as dev
-from . import quota as q
-from . import rules as r
-from .config import ClaimTemplate, Config, DeviceRequest, Workload
+from . import devices as dev, quota as q, rules as r
+from .config import ClaimTemplate, Config, DeviceRequest, Sharing, Workload
 from .context import claim_spec
 from .platform import (
-    DEVICE_PLUGIN_LABEL, device_plugin_pools, driver_feature_gates, driver_mode, gpu_operator, operator_gpu_cluster,
-    team_namespace, template_namespaces,
+    DEVICE_PLUGIN_LABEL,
+    device_plugin_pools,
+    driver_feature_gates,
+    driver_mode,
+    gpu_operator,
+    operator_gpu_cluster,
+    team_namespace,
+    template_namespaces,
 )
 
 
@@ -129,7 +134,7 @@ def _alternatives(template: ClaimTemplate, base: tuple) -> Iterator[tuple[tuple,
             yield base + ("requests", j, "first_available", k), sub
 
 
-def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Config, pools: dict[str, PoolFacts], classes: set[str],
+def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Config, pools: dict[str, PoolFacts], classes: Collection[str],
                     op: Any | None) -> Iterator[Problem]:
     gpus = {(t.gpu.name, t.gpu.memory_mib) for name in config.node_pools if name in pools for t in pools[name].instance_types if t.gpu}
     for path, request in _alternatives(template, base):
@@ -150,7 +155,7 @@ def _check_template(base: tuple, template: ClaimTemplate, spec: Any, config: Con
             yield r.MATCH_ATTRIBUTE.problem(where + ("match_attribute",), f"{domain} publishes no attribute {name!r}")
         yield from _unknown_requests(where, constraint.requests, names)
     if template.sharing is not None:
-        yield from _check_sharing(base, template, op, config, names)
+        yield from _check_sharing(base, template.sharing, op, config, names)
 
 
 def _unknown_requests(where: tuple, requested: tuple[str, ...], names: set[str]) -> Iterator[Problem]:
@@ -175,8 +180,7 @@ def _check_mig(path: tuple, k: int, request: DeviceRequest, profiles: list[str],
                 yield r.MIG_PROFILE.problem(where, f"{name} ({memory} MiB) has no {profile} instance; its profiles are {', '.join(offered)} (each names one instance)")
 
 
-def _check_sharing(base: tuple, template: ClaimTemplate, op: Any | None, config: Config, names: set[str]) -> Iterator[Problem]:
-    sharing = template.sharing
+def _check_sharing(base: tuple, sharing: Sharing, op: Any | None, config: Config, names: set[str]) -> Iterator[Problem]:
     where = base + ("sharing",)
     yield from _unknown_requests(where, sharing.requests, names)
     gate = dev.SHARING_GATES[sharing.strategy]
@@ -212,7 +216,7 @@ def _check_workload(base: tuple, workload: Workload, spec: Any, config: Config, 
                     with_whom = f"workloads {', '.join([workload.name, *others])}" if others else f"the {workload.replicas} replicas of {workload.name}"
                     yield r.SHARING_ISOLATION.problem(where + ("template",), f"{with_whom} share the GPUs of claim {template.name!r} through {template.sharing.strategy}: no memory protection or fault isolation between them")
         else:
-            domain = domains.get(ref.compute_domain)
+            domain = domains.get(ref.compute_domain) if ref.compute_domain else None
             if domain is None or team_namespace(spec, domain.team) != namespace:
                 yield r.CLAIM_REFERENCE.problem(where + ("compute_domain",), f"no ComputeDomain {ref.compute_domain!r} in namespace {namespace}")
     yield from _check_placement(base, workload.node_pool, gpus_claimed, config, pools)

@@ -34,7 +34,7 @@ class Request(StrictModel):
     first_available: tuple[Subrequest, ...] = ()  # alternatives, best first (at most 8)
 
     @model_validator(mode="after")
-    def _one_shape(self) -> "Request":
+    def _one_shape(self) -> Request:
         if (self.exactly is None) == (not self.first_available):
             raise ValueError("set exactly one of exactly and firstAvailable")
         if len(self.first_available) > 8:
@@ -89,7 +89,7 @@ class ClaimRef(StrictModel):
     compute_domain: DnsLabel | None = None  # the channel of a ComputeDomain
 
     @model_validator(mode="after")
-    def _one_target(self) -> "ClaimRef":
+    def _one_target(self) -> ClaimRef:
         if (self.template is None) == (self.compute_domain is None):
             raise ValueError("set exactly one of template and computeDomain")
         return self

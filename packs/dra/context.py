@@ -6,8 +6,7 @@ from typing import Any
 
 from strata.pack import RESTRICTED_CONTAINER, Facts, PoolFacts, all_pool_facts, smoke_test_job
 
-from . import devices as dev
-from . import quota as q
+from . import devices as dev, quota as q
 from .config import ClaimRef, ClaimTemplate, Config, DeviceRequest, Sharing, Workload
 from .platform import driver_mode, gpu_operator, team_namespace, template_namespaces
 
@@ -95,7 +94,7 @@ def _sharing(sharing: Sharing) -> dict[str, Any]:
 
 def claim_spec(template: ClaimTemplate) -> dict[str, Any]:
     """The ResourceClaimSpec (resource.k8s.io/v1 shape: requests[].exactly or firstAvailable)."""
-    requests = []
+    requests: list[dict[str, Any]] = []
     for request in template.requests:
         if request.exactly is not None:
             requests.append({"name": request.name, "exactly": _device(request.exactly)})
@@ -135,6 +134,7 @@ def channel_template(domain: str) -> str:
 def _pod_claim(ref: ClaimRef, shared: set[str]) -> dict[str, str]:
     if ref.compute_domain:
         return {"name": ref.name, "resourceClaimTemplateName": channel_template(ref.compute_domain)}
+    assert ref.template is not None  # ClaimRef validates: exactly one of template and computeDomain
     key = "resourceClaimName" if ref.template in shared else "resourceClaimTemplateName"
     return {"name": ref.name, key: ref.template}
 

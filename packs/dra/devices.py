@@ -4,7 +4,7 @@ per Kubernetes version: the facts the dra checks and context share."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 # resource.k8s.io/v1 is GA and served by default from Kubernetes 1.34 (EKS 1.33 serves
 # only the beta API, which is off by default upstream and deprecated from 1.35).

@@ -14,7 +14,7 @@ class Destination(StrictModel):
     name: str | None = None  # or the cluster's name in Argo CD
 
     @model_validator(mode="after")
-    def _one_of(self) -> "Destination":
+    def _one_of(self) -> Destination:
         if (self.server is None) == (self.name is None):
             raise ValueError("set exactly one of server and name")
         return self

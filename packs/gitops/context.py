@@ -49,6 +49,7 @@ def context(spec: Any, config: Config, facts: Facts, inventory: Inventory) -> di
         for c in inventory.components
     ]
     for r in inventory.releases:
+        sources: list[dict[str, Any]]
         if r.hydrated:  # the rendered-manifests pattern: Argo CD syncs helm template output from Git
             sources = [dict(git, path=f"{argo.path}/{r.hydrated}")]
         else:  # the pinned chart, with the values file from Git

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from strata.pack import Facts, PoolFacts, Problem, all_pool_facts, mount_problem, nested_get, quantity, secret_values, spec_path
 

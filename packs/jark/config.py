@@ -8,7 +8,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from strata.pack import ChartOverrides, DnsLabel, NonNegativeInt, PositiveInt, Quantity, RoleArn, StrictModel, Toleration, load_yaml
+from strata.pack import (
+    ChartOverrides,
+    DnsLabel,
+    NonNegativeInt,
+    PositiveInt,
+    Quantity,
+    RoleArn,
+    StrictModel,
+    Toleration,
+    load_yaml,
+)
 
 # JupyterHub's ByteSpecification: K/M/G/T are powers of 1024 and nothing else is accepted.
 HubBytes = Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?[KMGT]$")]

@@ -3,15 +3,16 @@ to the observability section (spec_path for values elsewhere)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from strata.pack import Facts, Problem, spec_path
 
-from . import kuberay, metrics, promql
-from . import rules as r
+from . import kuberay, metrics, promql, rules as r
 from .config import Config
 from .context import gpu_operator, gpu_operator_runs_exporter, monitors, nvidia_pools
 from .selection import KINDS, Monitor, labels_for, why_not_selected
+
 
 def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     config = kuberay.resolve(facts, config)

@@ -50,7 +50,7 @@ class Prometheus(ChartOverrides):
     grafana_admin_secret: DnsLabel | None = None  # keys admin-user / admin-password; else the chart generates one
 
     @model_validator(mode="after")
-    def _installed_namespace(self) -> "Prometheus":
+    def _installed_namespace(self) -> Prometheus:
         if self.install and self.namespace != KPS_NAMESPACE:
             raise ValueError(f"strata installs kube-prometheus-stack into {KPS_NAMESPACE}; namespace is for an existing Prometheus (install: false)")
         return self

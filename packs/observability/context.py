@@ -54,6 +54,7 @@ def monitors(spec: Any, config: Config, op: Any) -> list[Monitor]:
     if config.karpenter.enabled:
         found.append(Monitor("ServiceMonitor", config.karpenter.namespace, "karpenter", sm))
     if config.kuberay.enabled:
+        assert config.kuberay.namespace is not None  # kuberay.resolve() sets it
         found.append(Monitor("ServiceMonitor", config.kuberay.namespace, "kuberay-operator", sm))
         for ns in config.kuberay.ray_namespaces:
             found += [Monitor("PodMonitor", ns, "ray-head", pm), Monitor("PodMonitor", ns, "ray-workers", pm)]
@@ -62,7 +63,7 @@ def monitors(spec: Any, config: Config, op: Any) -> list[Monitor]:
 
 def _service_monitors(spec: Any, config: Config) -> list[dict[str, Any]]:
     labels = labels_for(config, "ServiceMonitor")
-    out = []
+    out: list[dict[str, Any]] = []
     if config.karpenter.enabled:
         ns = config.karpenter.namespace
         out.append({"name": "karpenter", "namespace": ns, "labels": labels,
@@ -70,9 +71,8 @@ def _service_monitors(spec: Any, config: Config) -> list[dict[str, Any]]:
                     "endpoint": {"port": "http-metrics", "path": "/metrics", "interval": "30s",
                                  **_optional("relabelings", _relabelings(config, spec, node=False))}})
     if config.kuberay.enabled:
-        ns = config.kuberay.namespace
         # honorLabels: the operator's kuberay_* series carry the RayCluster's namespace.
-        out.append({"name": "kuberay-operator", "namespace": ns, "labels": labels,
+        out.append({"name": "kuberay-operator", "namespace": config.kuberay.namespace, "labels": labels,
                     "selector": {"app.kubernetes.io/name": "kuberay-operator"},
                     "endpoint": {"port": "http", "path": "/metrics", "interval": "30s", "honorLabels": True,
                                  **_optional("relabelings", _relabelings(config, spec, node=False))}})
@@ -159,7 +159,7 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     config = kuberay.resolve(facts, config)
     prom = config.prometheus
     karpenter = config.karpenter.enabled
-    ray = config.kuberay.enabled and bool(config.kuberay.ray_namespaces)
+    ray = bool(config.kuberay.enabled and config.kuberay.ray_namespaces)
     rule_groups = alerts.groups(config, karpenter=karpenter, ray=ray)
     if config.extra_rules:
         rule_groups.append({"name": "strata-extra", "rules": [extra_rule(r) for r in config.extra_rules]})

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from strata.pack import load_yaml
 
-
 # Generated from the exporter's default counter list by scripts/build-dcgm-fields.py.
 FIELDS_FILE = Path(__file__).parent / "data" / "dcgm_fields.yaml"
 XID_GAUGE = "DCGM_FI_DEV_XID_ERRORS"

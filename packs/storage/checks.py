@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from strata.pack import Facts, Problem, catalog, identity_problems, mount_problem, quantity
 
-from . import drivers as d
-from . import rules as r
-
+from . import drivers as d, rules as r
 from .config import Config, S3Bucket, StorageClass
 from .inventory import Source, all_sources, resolve, sources_by_name
 
@@ -105,9 +104,9 @@ def _check_gid_range(base: tuple, given: dict[str, Any], p: dict[str, str]) -> I
         lo, hi = d.EFS_DEFAULT_GID_RANGE
         yield r.EFS_GID_RANGE.problem(base + ("gidRangeStart" if has_start else "gidRangeEnd",),
                                       f"{missing} is missing; the driver's default range is {lo}-{hi} (not the documented 7000000), so set both")
-    elif has_start and p.get("gidRangeStart", "").isdigit() and p.get("gidRangeEnd", "").isdigit():
-        if int(p["gidRangeEnd"]) <= int(p["gidRangeStart"]):
-            yield r.EFS_GID_RANGE.problem(base + ("gidRangeEnd",), "gidRangeEnd must be greater than gidRangeStart")
+    elif (has_start and p.get("gidRangeStart", "").isdigit() and p.get("gidRangeEnd", "").isdigit()
+          and int(p["gidRangeEnd"]) <= int(p["gidRangeStart"])):
+        yield r.EFS_GID_RANGE.problem(base + ("gidRangeEnd",), "gidRangeEnd must be greater than gidRangeStart")
     if "gid" in given and (has_start or has_end):
         yield r.EFS_GID_RANGE.problem(base + ("gidRangeStart" if has_start else "gidRangeEnd",), "with gid set, every access point gets that gid and the range is never used")
 
@@ -233,7 +232,7 @@ def _check_claims(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         field = "storageClass" if claim.storage_class else "volume"
         if source is None:
             name = claim.storage_class or claim.volume
-            other = sources.get(name)
+            other = sources.get(name) if name is not None else None
             what = f"{name!r} is a {other.kind}, not a {'volume' if field == 'volume' else 'class'}" if other else f"no {field} named {name!r} is defined"
             yield r.CLAIM_SOURCE.problem(path + (field,), what)
             continue
@@ -245,8 +244,8 @@ def _check_claims(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         if why := mount_problem(mount.claim, mount.namespace, created.get(mount.claim, ())):
             yield r.CLAIM_NAMESPACE.problem(mount.path + ("claim",), why)
             continue
-        claim = where_claims.get((mount.namespace, mount.claim))
-        source = resolve(claim, sources) if claim is not None else None
+        mounted = where_claims.get((mount.namespace, mount.claim))
+        source = resolve(mounted, sources) if mounted is not None else None
         if source is not None and source.driver == d.S3 and POSIX_MOUNT_PATH.search(mount.mount_path):
             yield r.S3_POSIX.problem(mount.path + ("mount_path",), f"{mount.mount_path} is backed by S3 (claim {mount.claim}); Mountpoint cannot rename, append or chmod")
 

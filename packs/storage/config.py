@@ -105,7 +105,7 @@ class Claim(StrictModel):
         return self.namespace or spec.team_namespaces.get(self.team, self.team)
 
     @model_validator(mode="after")
-    def _one_owner_one_source(self) -> "Claim":
+    def _one_owner_one_source(self) -> Claim:
         if (self.team is None) == (self.namespace is None):
             raise ValueError("set exactly one of team and namespace")
         if (self.storage_class is None) == (self.volume is None):

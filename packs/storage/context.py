@@ -129,8 +129,12 @@ def _s3_options(spec: Any, bucket: S3Bucket) -> list[str]:
         options.append(f"gid={bucket.gid}")
     if bucket.uid is not None or bucket.gid is not None:
         options.append("allow-other")  # else only root could read a mount owned by uid/gid
-    options.append("read-only" if bucket.read_only else None)
-    options += ["allow-delete" if bucket.allow_delete else None, "allow-overwrite" if bucket.allow_overwrite else None]
+    if bucket.read_only:
+        options.append("read-only")
+    if bucket.allow_delete:
+        options.append("allow-delete")
+    if bucket.allow_overwrite:
+        options.append("allow-overwrite")
     options += list(bucket.mount_options)
     return [o for o in options if o]
 

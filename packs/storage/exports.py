@@ -5,7 +5,7 @@ what is rendered."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping
+from collections.abc import Mapping
 
 from strata.pack import CoreSpec, Facts
 

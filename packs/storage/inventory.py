@@ -4,7 +4,8 @@ volumes a claim can name."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator, Literal
+from collections.abc import Iterator
+from typing import Any, Literal
 
 from . import drivers
 from .config import Claim, Config
@@ -45,5 +46,5 @@ def sources_by_name(config: Config) -> dict[str, Source]:
 def resolve(claim: Claim, sources: dict[str, Source]) -> Source | None:
     """The class or volume a claim names, if it exists with the kind the claim asks for."""
     name, kind = (claim.storage_class, "class") if claim.storage_class else (claim.volume, "volume")
-    source = sources.get(name)
+    source = sources.get(name) if name is not None else None
     return source if source is not None and source.kind == kind else None

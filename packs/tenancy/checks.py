@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from strata.pack import Facts, Problem, quantity, spec_path
 

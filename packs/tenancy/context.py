@@ -9,8 +9,8 @@ from strata.pack import Facts
 
 from .config import Config
 
-METADATA_ADDRESS = ipaddress.ip_network("169.254.169.254/32")
-PRIVATE_RANGES = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
+METADATA_ADDRESS = ipaddress.IPv4Network("169.254.169.254/32")
+PRIVATE_RANGES = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def _egress(config: Config) -> dict[str, Any] | None:
         return None
     blocks = []
     for cidr in e.cidrs:
-        network = ipaddress.ip_network(cidr, strict=False)
+        network = ipaddress.IPv4Network(cidr, strict=False)  # the Cidr type admits IPv4 only
         block: dict[str, Any] = {"cidr": cidr}
         excepted = [METADATA_ADDRESS] if e.block_instance_metadata else []
         if e.exclude_private_ranges:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from strata import tools, yamlio
 from strata.errors import OutputError, UsageError

@@ -7,7 +7,8 @@ The check reads what is rendered, not the spec, so it holds whichever pack wrote
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from strata import rules
 from strata.problems import Problem

@@ -4,7 +4,8 @@ the packs alike."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 MISSING: Any = object()  # the default that tells "absent" from a stored None
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import difflib
 import functools
 import typing
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -153,7 +154,7 @@ def unexplained(found: Iterator[Problem], explained: list[Problem]) -> list[Prob
 
 def _unknown_keys(release: HelmReleaseManifest, keys: dict[str, Any], over: dict[str, Any], base: tuple) -> Iterator[Problem]:
     for path, _ in nested.walk(over):
-        if not path or (i := _unknown(keys, path)) != len(path) - 1:
+        if not path or _unknown(keys, path) != len(path) - 1:
             continue  # the root, a known key, or below a key already reported
         parent = nested.get(keys, path[:-1]) or {}
         near = difflib.get_close_matches(str(path[-1]), list(parent), n=1)

@@ -19,14 +19,29 @@ from strata.render.inventory import Component, Inventory, Release
 from strata.rules import Rule
 from strata.secrets import in_values as secret_values
 from strata.spec.base import (
-    DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, PrometheusDuration, Quantity, StrictModel,
+    DnsLabel,
+    Duration,
+    LabelKey,
+    LabelValue,
+    NonNegativeInt,
+    PositiveInt,
+    PrometheusDuration,
+    Quantity,
+    StrictModel,
     quantity,
 )
 from strata.spec.claims import mount_problem
 from strata.spec.model import CoreSpec, NodePool, Team
 from strata.spec.pools import PoolFacts, all_facts as all_pool_facts, facts as pool_facts, tolerates
 from strata.spec.shared import (
-    RESTRICTED_CONTAINER, ChartOverrides, ControllerIdentity, GpuSmokeTest, RoleArn, Toleration, identity_problems, smoke_test_job,
+    RESTRICTED_CONTAINER,
+    ChartOverrides,
+    ControllerIdentity,
+    GpuSmokeTest,
+    RoleArn,
+    Toleration,
+    identity_problems,
+    smoke_test_job,
 )
 from strata.tools import run as run_tool
 from strata.yamlio import load as load_yaml

@@ -15,31 +15,26 @@ import datetime
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from strata import __version__, catalog, hydrate, isolation, overrides, rules, secrets
-from strata import waivers as waiver_lib
+from strata import __version__, catalog, hydrate, isolation, overrides, rules, secrets, waivers as waiver_lib
 from strata.errors import UsageError
-from strata.output import lock as lockfile
-from strata.output import repository, writer
-from strata.output import tree as output_tree
-from strata.output.lock import Lock, PackEntry
-from strata.packs import facts as pack_facts
-from strata.packs import paths as pack_paths
+from strata.output import lock as lockfile, repository, tree as output_tree, writer
+from strata.output.layout import HELM_DIR, KUSTOMIZATION
+from strata.output.lock import LOCK_NAME, Lock, PackEntry
+from strata.packs import facts as pack_facts, paths as pack_paths
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts
 from strata.packs.loader import discover
 from strata.problems import Problem, has_errors, sorted_problems
 from strata.render import engine
-from strata.spec import sources as spec_sources
-from strata.spec import validate as spec_validate
+from strata.rules import Rule
+from strata.spec import sources as spec_sources, validate as spec_validate
 from strata.spec.model import SUPPORTED_KUBERNETES
 from strata.validate import record
 from strata.validate.tree import validate as validate_tree_files
-from strata.output.layout import HELM_DIR, KUSTOMIZATION
-from strata.output.lock import LOCK_NAME
-from strata.rules import Rule
 
 
 @dataclasses.dataclass
@@ -240,7 +235,7 @@ def unchanged(request: RenderRequest, loaded: Loaded, previous: Lock) -> bool:
     file it owns has the digest it records. Anything else (hydration, a lock without
     digests, a hand edit, a missing or extra owned file) renders and diffs as usual."""
     spec = loaded.spec
-    enabled = sorted(((p.name, p.version, p.source) for p in loaded.packs if engine.pack_config(spec, p) is not None))
+    enabled = sorted((p.name, p.version, p.source) for p in loaded.packs if engine.pack_config(spec, p) is not None)
     if (previous.strata_version != __version__ or previous.spec_digest != loaded.digest
             or [(p.name, p.version, p.source) for p in previous.packs] != enabled
             or request.hydration is not None or previous.hydrated or not previous.digests
@@ -285,6 +280,7 @@ def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None =
     records stays owned (and on disk) while its release's chart version and values are
     unchanged."""
     spec = loaded.spec
+    assert spec is not None, "produce() takes a spec that loaded"
     version = spec.cluster.kubernetes_version
     facts = loaded.facts if loaded.facts is not None else pack_facts.compute(spec, loaded.packs)
     result = engine.render_platform(spec, loaded.packs, facts)

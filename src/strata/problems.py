@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import dataclasses
-from enum import Enum
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import NamedTuple
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     WAIVED = "waived"  # an error the spec's waivers: list accepts, with a reason; reported, never silent

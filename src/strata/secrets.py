@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from strata import nested, rules
 from strata.problems import Problem
@@ -24,11 +25,11 @@ PATTERNS = {
     "a Slack token": re.compile(rb"\bxox[abpr]-[A-Za-z0-9-]{10,}\b"),
     "an AWS secret access key": re.compile(rb"(?i)aws_?secret_?access_?key\W{1,4}[A-Za-z0-9/+=]{40}\b"),
 }
-SECRET_OBJECT = re.compile(rb"^apiVersion: v1\nkind: Secret$", re.M)
+SECRET_OBJECT = re.compile(rb"^apiVersion: v1\nkind: Secret$", re.MULTILINE)
 # Secret-bearing value names (lower case, without _ and -) and environment variable names.
 SECRET_KEYS = frozenset({"clientsecret", "password", "secrettoken", "cookiesecret", "apitoken", "token", "secretkey",
                          "accesskey", "privatekey", "secretaccesskey", "sessiontoken", "keys"})
-SECRET_ENV = re.compile(r"(SECRET|PASSWORD|TOKEN|PRIVATE_KEY|ACCESS_KEY)", re.I)
+SECRET_ENV = re.compile(r"(SECRET|PASSWORD|TOKEN|PRIVATE_KEY|ACCESS_KEY)", re.IGNORECASE)
 ENV_LISTS = ("extraEnv", "env")
 
 
@@ -59,9 +60,9 @@ def in_values(values: Any) -> Iterator[tuple[tuple[Any, ...], str]]:
                 yield where, f"{'.'.join(map(str, where))} holds a secret value"
             elif isinstance(value, str) and (found := credentials(value.encode())):
                 yield where, f"{'.'.join(map(str, where))} holds {found[0]}"
-        elif isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(value.get("value"), str):
-            if SECRET_ENV.search(value["name"]) and value["value"]:
-                yield where + ("value",), f"environment variable {value['name']} holds a secret value"
+        elif (isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(value.get("value"), str)
+              and SECRET_ENV.search(value["name"]) and value["value"]):
+            yield where + ("value",), f"environment variable {value['name']} holds a secret value"
 
 
 def _problem(path: str, message: str) -> Problem:

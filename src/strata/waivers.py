@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from strata import rules
 from strata.problems import Path, Problem, Severity, format_path
@@ -41,7 +42,7 @@ def _waivable(rule_id: str) -> bool:
 
 def _covers(prefix: str, path: Path) -> bool:
     text = format_path(path)
-    return text == prefix or text.startswith(prefix + ".") or text.startswith(prefix + "[")
+    return text == prefix or text.startswith((prefix + ".", prefix + "["))
 
 
 def _resolve_object(data: Any, selector: str) -> str | None:

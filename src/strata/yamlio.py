@@ -33,7 +33,7 @@ _WORD = r"[A-Za-z0-9_./@+=-]+"
 _PLAIN = re.compile(rf"[A-Za-z_/][A-Za-z0-9_./@+=-]*(:{_WORD})*( {_WORD}(:{_WORD})*)*\Z")
 # Quantities and durations are plain too: no YAML resolves these as numbers or dates.
 _UNITS = re.compile(r"[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P)\Z|([0-9]+(ms|s|m|h))+\Z")
-_WORDS = frozenset("y yes n no true false on off null".split())
+_WORDS = frozenset(["y", "yes", "n", "no", "true", "false", "on", "off", "null"])
 # Characters YAML does not allow unescaped or reads as line breaks (JSON escapes those below 0x20).
 _UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 _PRINTABLE_BLOCK = re.compile(r"[\t\n\x20-\x7e\u00a0-\ud7ff\ue000-\ufffd]*\Z")

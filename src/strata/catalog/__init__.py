@@ -13,9 +13,9 @@ import dataclasses
 import difflib
 import functools
 import json
+from collections.abc import Iterable, Mapping
 from importlib.resources import files
 from types import MappingProxyType
-from typing import Iterable, Mapping
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     except StrataError as exc:
         click.echo(f"strata: error: {exc}", err=True)
         code = exc.exit_code
-    except Exception as exc:  # a bug in strata or a pack, never a user mistake
+    except Exception as exc:  # noqa: BLE001 - a bug in strata or a pack, never a user mistake
         if os.environ.get("STRATA_DEBUG"):
             traceback.print_exc()
         click.echo(f"strata: internal error: {type(exc).__name__}: {exc}", err=True)

@@ -46,7 +46,7 @@ def _table(types: list[catalog_lib.InstanceType]) -> str:
     header = ("type", "arch", "vCPUs", "memory MiB", "accelerators", "EFA")
     rows = [header] + [(t.name, t.arch, str(t.cpu), str(t.memory_mib), _accelerators(t), str(t.efa_interfaces)) for t in types]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
 
 def _unknown(kind: str, name: str, close: str | None) -> UsageError:

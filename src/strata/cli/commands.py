@@ -9,14 +9,12 @@ from pathlib import Path
 
 import click
 
-from strata import __version__, pipeline, rules as core_rules
-from strata import hydrate as hydrate_lib
+from strata import __version__, hydrate as hydrate_lib, pipeline, rules as core_rules
 from strata.cli.report import echo_problems
 from strata.errors import CheckFailed, ProblemsFound, UsageError
 from strata.packs.loader import discover
 from strata.problems import has_errors
-from strata.validate import schema_store as store_lib
-from strata.validate import server as api_server
+from strata.validate import schema_store as store_lib, server as api_server
 
 _format = "text"
 
@@ -239,7 +237,7 @@ def schemas_import(sources: tuple[str, ...], pack_crds: Path | None, schema_stor
     for source in sources:
         if source != "-" and not Path(source).exists():
             raise UsageError(f"{source}: no such file or directory")
-    chosen = [*sources, *(pack_crd_sets(pack_crds) if pack_crds else [])]
+    chosen: list[str | Path] = [*sources, *(pack_crd_sets(pack_crds) if pack_crds else [])]
     written = store_lib.import_crds(chosen, store, stdin=sys.stdin)
     click.echo(f"{store}: {len(written)} schema(s) written", err=True)
 

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 import pydantic
 from pydantic import AfterValidator
 
-from strata.errors import OutputError
 from strata import yamlio
+from strata.errors import OutputError
 from strata.spec.base import StrictModel
 
 LOCK_NAME = "strata.lock"

@@ -13,9 +13,8 @@ import difflib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
-
 
 from strata import yamlio
 from strata.errors import OutputError

@@ -3,13 +3,14 @@ PackError naming the pack and the file, instead of something silently ignored or
 error later (see README "Writing a pack")."""
 
 from __future__ import annotations
-
 import __future__
+
 import difflib
 import inspect
 import types
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from strata.errors import PackError
 from strata.packs.contract import LegacyField, PackManifest

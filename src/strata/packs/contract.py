@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -14,7 +15,6 @@ from strata.errors import PackFailure, StrataError
 from strata.problems import Problem
 from strata.rules import Rule
 from strata.spec.base import StrictModel
-
 
 
 class HelmReleaseManifest(StrictModel):

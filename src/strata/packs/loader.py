@@ -28,7 +28,7 @@ def _pack_dir(ep: EntryPoint) -> Path:
     except Exception as exc:  # third-party code: any failure is that pack's load error
         raise PackError(f"pack {ep.name!r} ({ep.value}) failed to import: {exc}") from exc
     if isinstance(target, types.ModuleType):
-        if not getattr(target, "__file__", None):
+        if not target.__file__:
             raise PackError(f"pack {ep.name!r}: module {ep.value} has no directory")
         return Path(target.__file__).resolve().parent
     if isinstance(target, (str, Path)):

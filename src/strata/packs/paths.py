@@ -15,10 +15,10 @@ from pydantic import BaseModel
 from strata.problems import Path
 
 
-class SpecPath(tuple):  # type: ignore[type-arg]
+class SpecPath(tuple):
     """A problem path from the spec root; stays one when extended with ``+``."""
 
-    def __add__(self, other: tuple) -> "SpecPath":  # type: ignore[override]
+    def __add__(self, other: tuple) -> SpecPath:
         return SpecPath((*self, *other))
 
     def __repr__(self) -> str:

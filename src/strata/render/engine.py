@@ -11,14 +11,13 @@ from typing import Any
 import jinja2
 
 from strata import nested, overrides, rules, yamlio
-from strata.packs import conformance
-from strata.packs import facts as pack_facts
+from strata.packs import conformance, facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
 from strata.problems import Problem
 from strata.render import inventory
-from strata.render.objects import RenderedObject, RenderedRelease
 from strata.render.environment import environment
+from strata.render.objects import RenderedObject, RenderedRelease
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "strata"}
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import jinja2
 
-
 # Characters JSON leaves raw but YAML does not accept in a document (DEL, C1 controls, lone
 # surrogates, the two non-characters): JSON's \uXXXX escape means the same in YAML.
 _NOT_YAML_PRINTABLE = re.compile("[\x7f-\x9f\ud800-\udfff\ufffe\uffff]")

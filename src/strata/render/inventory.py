@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from typing import AbstractSet
+from collections.abc import Set as AbstractSet
 
 from strata.output.layout import component_dir, hydrated_dir, release_dir
 from strata.packs.contract import HelmReleaseManifest

@@ -30,7 +30,7 @@ _QUANTITY_SUFFIX = {"": 1, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "
                     "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 
 
-def quantity(value: str | float | int) -> float:
+def quantity(value: str | float) -> float:
     """A Quantity as a number in its base unit (cores, bytes, objects): "500m" is 0.5, "8Gi" 8 * 2**30."""
     if isinstance(value, (int, float)):
         return float(value)

@@ -9,9 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from strata.spec.base import (
-    DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel,
-)
+from strata.spec.base import DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel
 
 API_VERSION = "strata.dev/v1alpha1"
 SUPPORTED_KUBERNETES = ("1.34", "1.35", "1.36", "1.37")
@@ -28,7 +26,8 @@ class Cluster(StrictModel):
     def _version_is_quoted(cls, value: object) -> object:
         # YAML reads 1.30 as the float 1.3: refuse numbers instead of guessing.
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            raise ValueError(f'write the version as a quoted string, e.g. "{value}" (YAML reads 1.30 as 1.3)')
+            # ValueError, not TypeError: pydantic reports only ValueError as a validation error
+            raise ValueError(f'write the version as a quoted string, e.g. "{value}" (YAML reads 1.30 as 1.3)')  # noqa: TRY004
         return value
 
 
@@ -53,7 +52,7 @@ class Budget(StrictModel):
     duration: Annotated[str, Field(pattern=r"^([0-9]+(m|h))+$")] | None = None
 
     @model_validator(mode="after")
-    def _schedule_with_duration(self) -> "Budget":
+    def _schedule_with_duration(self) -> Budget:
         if (self.schedule is None) != (self.duration is None):
             raise ValueError("schedule and duration must be set together")
         return self
@@ -113,7 +112,7 @@ class NodePool(StrictModel):
     replicas: NonNegativeInt | None = None  # a static pool (Karpenter staticCapacity gate)
 
     @model_validator(mode="after")
-    def _has_instances(self) -> "NodePool":
+    def _has_instances(self) -> NodePool:
         if not self.instance_families and not self.instance_types:
             raise ValueError("set instanceFamilies or instanceTypes")
         return self
@@ -151,7 +150,7 @@ class Waiver(StrictModel):
     expires: datetime.date | None = None
 
     @model_validator(mode="after")
-    def _one_place(self) -> "Waiver":
+    def _one_place(self) -> Waiver:
         if (self.path is None) == (self.object is None):
             raise ValueError("set exactly one of path and object")
         return self
@@ -171,7 +170,7 @@ class CoreSpec(StrictModel):
         return {t.name: t.namespace_name for t in self.teams}
 
     @model_validator(mode="after")
-    def _unique_names(self) -> "CoreSpec":
+    def _unique_names(self) -> CoreSpec:
         for what, names in (
             ("node pool", [p.name for p in self.node_pools]),
             ("team", [t.name for t in self.teams]),

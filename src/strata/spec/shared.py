@@ -4,7 +4,8 @@ smoke test (``nvidia-smi -L`` in a one-shot Job) with the Job it becomes."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Iterator, Literal
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 

@@ -13,7 +13,6 @@ from strata import rules, yamlio
 from strata.problems import Mark, Path, Problem
 
 
-
 @dataclasses.dataclass
 class SourceMap:
     """Where each spec path was written: the value's position, and the key's for map entries."""

@@ -8,8 +8,9 @@ import difflib
 import re
 import types
 import typing
+from collections.abc import Iterable
 from functools import cache
-from typing import Any, Iterable
+from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
 
@@ -19,7 +20,6 @@ from strata.packs.contract import LegacyField, Pack
 from strata.problems import Path, Problem, format_path
 from strata.spec.model import CoreSpec
 from strata.spec.sources import SourceMap
-
 
 _CORE_KEYS = {f.alias or n for n, f in CoreSpec.model_fields.items()}
 
@@ -39,10 +39,7 @@ def _data_path(data: Any, loc: tuple) -> Path:
     path: list[str | int] = []
     node = data
     for i, part in enumerate(loc):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-            path.append(part)
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        if isinstance(node, dict) and part in node or isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             node = node[part]
             path.append(part)
         elif i == len(loc) - 1 and isinstance(part, str) and isinstance(node, dict):
@@ -99,8 +96,7 @@ def _message(err: dict, model: type[BaseModel], parent: Path) -> str:
     if kind == "string_pattern_mismatch":
         return f"{err.get('input')!r} does not match the pattern {err['ctx']['pattern']}"
     msg = err["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+    msg = msg.removeprefix("Value error, ")
     return msg[0].lower() + msg[1:] if msg else msg
 
 
@@ -118,7 +114,8 @@ def validate(data: dict, sources: SourceMap, packs: tuple[Pack, ...]) -> tuple[C
         errors = exc.errors(include_url=False)
     legacy = [f for p in packs for f in p.legacy_fields]
     problems = []
-    for err in errors:
+    for details in errors:
+        err: dict[str, Any] = dict(details)
         path = _data_path(data, err["loc"])
         if err["type"] == "too_short" and len(nested.get(data, path) or ()) >= err["ctx"].get("min_length", 0):
             continue  # the list is long enough: pydantic counts only items that validated, whose errors follow

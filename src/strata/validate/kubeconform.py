@@ -12,14 +12,13 @@ import json
 import os
 import posixpath
 import re
+from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
-from typing import Sequence
 
 from strata import rules, tools, yamlio
 from strata.problems import Problem, sorted_problems
 from strata.validate import schema_store
-
 
 # kubeconform's message for an invalid object is one line:
 #   problem validating schema. Check JSON formatting: jsonschema validation failed with
@@ -56,7 +55,7 @@ def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, st
         return [_problem(rules.VALIDATION, "", message)]
     args = arguments(kubernetes_version, store)
     batches = _batches(files, os.cpu_count() or 1)
-    run = lambda batch: tools.run("kubeconform", [*args, *batch], cwd=root)  # noqa: E731
+    run = lambda batch: tools.run("kubeconform", [*args, *batch], cwd=root)
     if pool is None:
         with ThreadPoolExecutor(len(batches)) as own:
             results = list(own.map(run, batches))
@@ -149,8 +148,8 @@ def _parent(items: list[tuple[int, str, str]], i: int) -> tuple[int, str, str] |
 
 def _alternatives(texts: list[str]) -> str:
     # "got array, want integer" + "got array, want string" -> "got array, want integer or string"
-    matches = [_GOT_WANT.match(t) for t in texts]
-    if matches and all(matches) and len({m[1] for m in matches}) == 1:
+    matches = [m for t in texts if (m := _GOT_WANT.match(t))]
+    if matches and len(matches) == len(texts) and len({m[1] for m in matches}) == 1:
         return f"got {matches[0][1]}, want {' or '.join(m[2] for m in matches)}"
     return "matches none of: " + " | ".join(texts)
 

@@ -28,9 +28,9 @@ import os
 import posixpath
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterable
 
 from strata import rules, tools, yamlio
 from strata.problems import Problem
@@ -79,7 +79,7 @@ def build(root: Path, display: str, pool: Executor | None = None) -> list[Proble
             results = list(pool.map(_run, builds))
     problems = []
     seen: dict[tuple[str, str, str, str], list[_Build]] = defaultdict(list)
-    for b, (code, stdout, stderr) in zip(builds, results):
+    for b, (code, stdout, stderr) in zip(builds, results, strict=True):
         if code != 0:
             problems.append(_failure(b, stderr or f"exit code {code}", root, stand_in, display))
             continue

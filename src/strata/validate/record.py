@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from strata import tools
+from strata.errors import ToolMissing
 
 DIRECTORY = "validated"
 _TOOLS = ("kubeconform", "kustomize")
@@ -28,7 +29,7 @@ def key(lock: bytes, validators: Iterable[str], store: Path) -> str | None:
         try:
             path = tools.find(name).resolve()
             stat = path.stat()
-        except (OSError, Exception):  # ToolMissing or an unreadable binary
+        except (OSError, ToolMissing):  # a missing or an unreadable binary
             return None
         h.update(f"\0{name}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
     root = Path(store)

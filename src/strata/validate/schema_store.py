@@ -15,12 +15,12 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from strata import yamlio
 from strata.errors import StrataError
-
 
 # kubeconform fills these in from each resource's apiVersion and kind (lowercased).
 CRD_LOCATION = "{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"

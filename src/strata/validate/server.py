@@ -34,8 +34,9 @@ import tempfile
 import threading
 import time
 import urllib.parse
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Self
 
 import yaml
 
@@ -183,7 +184,7 @@ class ControlPlane:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def __enter__(self) -> ControlPlane:
+    def __enter__(self) -> Self:
         self._trap_signals()
         try:
             self.start()
@@ -281,11 +282,11 @@ class ControlPlane:
                 cwd=self._workdir,
                 # Its own process group: Ctrl-C reaches strata only, which then stops the plane
                 # in order. The parent-death signal covers a strata killed outright.
-                start_new_session=True, preexec_fn=_die_with_parent,
+                start_new_session=True, preexec_fn=_die_with_parent,  # noqa: PLW1509 - set before any thread starts
             ))
 
     def _check_running(self) -> None:
-        for process, name in zip(self._processes, _PROCESS_NAMES):
+        for process, name in zip(self._processes, _PROCESS_NAMES, strict=False):  # fewer while starting
             if process.poll() is not None:
                 raise ControlPlaneFailed(f"{name} exited with code {process.returncode}: {_log_tail(self._workdir, name)}")
 
@@ -321,7 +322,7 @@ class ControlPlane:
         def apply(crd: dict[str, Any]) -> _Response:
             return self._request("PATCH", path + _quote(crd["metadata"]["name"]), crd, params=params, apply=True)
 
-        for crd, response in zip(crds, self._map(apply, crds)):
+        for crd, response in zip(crds, self._map(apply, crds), strict=True):
             if not response.ok:
                 raise ControlPlaneFailed(f"the API server refused CRD {crd['metadata']['name']}: {response.message()}")
         pending = {crd["metadata"]["name"] for crd in crds}
@@ -367,13 +368,13 @@ class ControlPlane:
         # field manager: applying again drops labels an earlier tree set on a shared plane.
         bare = [_Object("", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}}) for n in referenced]
         refused: set[str] = set()
-        for obj, response in zip([*tree_namespaces, *bare], self._map(lambda o: self._apply(o, dry_run=False), [*tree_namespaces, *bare])):
+        for obj, response in zip([*tree_namespaces, *bare], self._map(lambda o: self._apply(o, dry_run=False), [*tree_namespaces, *bare]), strict=True):
             if not response.ok:
                 refused.add(obj.name)
             if obj.file:
                 problems.extend(_problems(obj, response, "", display))
         rest = [o for o in objects if o not in tree_namespaces and self._namespace_of(o) not in refused]
-        for obj, response in zip(rest, self._map(lambda o: self._apply(o, dry_run=True), rest)):
+        for obj, response in zip(rest, self._map(lambda o: self._apply(o, dry_run=True), rest), strict=True):
             problems.extend(_problems(obj, response, self._namespace_of(obj), display))
         return sorted_problems(problems)
 
@@ -550,7 +551,7 @@ def _write_credentials(work: Path, token: str) -> ssl.SSLContext:
     def pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
         return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
 
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     valid = (now - datetime.timedelta(minutes=5), now + datetime.timedelta(days=1))
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "strata throwaway CA")])

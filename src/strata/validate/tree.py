@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Sequence
 
 from strata.problems import Problem, sorted_problems
 from strata.validate import kubeconform, kustomize
