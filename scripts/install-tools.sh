@@ -17,7 +17,7 @@ mkdir -p "$bin_dir"
 pins=(
   "kubeconform|github.com/yannh/kubeconform/cmd/kubeconform|v0.7.0"
   "helm|helm.sh/helm/v4/cmd/helm|v4.3.1"
-  "kustomize|sigs.k8s.io/kustomize/kustomize/v5|v5.7.1"
+  "kustomize|sigs.k8s.io/kustomize/kustomize/v5|v5.8.2"
   "promtool|github.com/prometheus/prometheus/cmd/promtool|v0.316.0"
 )
 

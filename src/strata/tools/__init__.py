@@ -29,7 +29,7 @@ class Pin:
 PINS: dict[str, Pin] = {
     "kubeconform": Pin("kubeconform", "github.com/yannh/kubeconform/cmd/kubeconform", "v0.7.0"),
     "helm": Pin("helm", "helm.sh/helm/v4/cmd/helm", "v4.3.1"),
-    "kustomize": Pin("kustomize", "sigs.k8s.io/kustomize/kustomize/v5", "v5.7.1"),
+    "kustomize": Pin("kustomize", "sigs.k8s.io/kustomize/kustomize/v5", "v5.8.2"),
     "promtool": Pin("promtool", "github.com/prometheus/prometheus/cmd/promtool", "v0.316.0"),
     # For `validate --server`: the newest Kubernetes minor strata supports
     # (spec.model.SUPPORTED_KUBERNETES) and the etcd minor it is tested with.
