@@ -61,13 +61,16 @@ def test_ray_monitoring_can_be_switched_off():
     assert all(m["metadata"]["name"] != "kuberay-operator" for m in _objects(tree, "ServiceMonitor"))
 
 
+# Layered on jark.yaml, whose own classes and claims this layer replaces ($patch: replace).
 STORAGE = b"""\
 storage:
   efs:
     storageClasses:
+      - $patch: replace
       - name: efs-home
         parameters: {provisioningMode: efs-ap, fileSystemId: fs-0a1b2c3d4e5f60718, directoryPerms: "700", uid: "1000", gid: "100"}
   claims:
+    - $patch: replace
     - {name: shared-models, namespace: jupyterhub, storageClass: efs-home}
     - {name: research-datasets, team: vision, storageClass: efs-home}
 """
@@ -104,6 +107,7 @@ def test_dra_and_jark_mounts_get_the_same_decision():
     claims = b"""\
 storage:
   claims:
+    - $patch: replace
     - {name: workspace, team: research, storageClass: efs-workspace}
     - {name: datasets, team: research, volume: datasets}
     - {name: scratch, team: research, storageClass: fsx-scratch, size: 4800Gi}

@@ -27,6 +27,11 @@ DUPLICATE_KEY = Rule(
     "a mapping repeats a key, so one of the values would be silently dropped",
     "keep one occurrence of the key",
 )
+LAYER_PATCH = Rule(
+    "spec/layer-patch",
+    "a $patch marker cannot be applied: only replace and delete exist, and delete needs something an earlier layer set",
+    "write $patch: replace or $patch: delete in a later layer's map or named list item, naming an item an earlier layer has",
+)
 DUPLICATE_OBJECT = Rule(
     "render/duplicate-object",
     "two templates produced the same (kind, namespace, name), so one would overwrite the other",
@@ -110,7 +115,7 @@ DRIFT = Rule(
 )
 
 CORE_RULES: tuple[Rule, ...] = (
-    SPEC, YAML, DUPLICATE_KEY, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
+    SPEC, YAML, DUPLICATE_KEY, LAYER_PATCH, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
     VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY, REPO_PATH,
     WAIVER_UNKNOWN_RULE, WAIVER_EXPIRED, WAIVER_UNUSED, UNKNOWN_CHART_KEY, TYPED_CHART_KEY,
 )

@@ -1,5 +1,7 @@
 """Load YAML spec layers keeping the file:line:col of every key and value, and merge
-them left to right (maps merge, everything else is replaced by the later layer)."""
+them left to right: maps merge key by key, lists of named items (every item a mapping with a
+``name``) merge by name, anything else is replaced by the later layer. A ``$patch: replace`` or
+``$patch: delete`` marker in a later layer replaces or removes a key or a named item."""
 
 from __future__ import annotations
 
@@ -29,12 +31,6 @@ class SourceMap:
             if not path:
                 return None
             path = path[:-1]
-
-    def drop_under(self, path: Path) -> None:
-        n = len(path)
-        for table in (self.values, self.keys):
-            for p in [p for p in table if p[:n] == path and len(p) > n]:
-                del table[p]
 
 
 @dataclasses.dataclass
@@ -124,23 +120,182 @@ def load_file(name: str, text: bytes) -> tuple[Any, SourceMap, list[Problem]]:
     return data, sources, problems
 
 
-def merge_into(base: dict, base_sources: SourceMap, layer: dict, layer_sources: SourceMap, path: Path = ()) -> None:
-    """Merge ``layer`` into ``base`` in place: maps merge key by key, anything else is replaced."""
-    for key, value in layer.items():
-        child = path + (key,)
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            merge_into(base[key], base_sources, value, layer_sources, child)
-            if child in layer_sources.keys:
-                base_sources.keys[child] = layer_sources.keys[child]
+# The marker a later layer writes into a map or a named list item, as in Kubernetes strategic
+# merge patches: "replace" takes the layer's value instead of merging it, "delete" removes the
+# key or the named item. A list item {"$patch": "replace"} alone replaces the whole list.
+PATCH = "$patch"
+PATCH_VALUES = ("replace", "delete")
+_DELETE = object()  # what merging a "$patch: delete" yields
+
+
+def _children(sources: SourceMap) -> tuple[SourceMap, dict[Any, SourceMap]]:
+    """Split the marks of one value into its own (path ()) and each child's, re-rooted at ()."""
+    own = SourceMap()
+    children: dict[Any, SourceMap] = {}
+    for table in ("values", "keys"):
+        for p, m in getattr(sources, table).items():
+            if not p:
+                getattr(own, table)[p] = m
+            else:
+                getattr(children.setdefault(p[0], SourceMap()), table)[p[1:]] = m
+    return own, children
+
+
+def _join(own: SourceMap, children: dict[Any, SourceMap]) -> SourceMap:
+    joined = SourceMap(dict(own.values), dict(own.keys))
+    for name, child in children.items():
+        for p, m in child.values.items():
+            joined.values[(name,) + p] = m
+        for p, m in child.keys.items():
+            joined.keys[(name,) + p] = m
+    return joined
+
+
+def _is_list_replace(item: Any) -> bool:
+    return isinstance(item, dict) and item.keys() == {PATCH} and item[PATCH] == "replace"
+
+
+def _is_named(items: list[Any], *, allow_list_replace: bool = False) -> bool:
+    return bool(items) and all(
+        (isinstance(item, dict) and isinstance(item.get("name"), str)) or (allow_list_replace and _is_list_replace(item))
+        for item in items)
+
+
+def _patch(value: Any, sources: SourceMap, where: Path, problems: list[Problem]) -> str | None:
+    """The value's $patch marker ("replace", "delete" or None); anything else is a problem."""
+    if not isinstance(value, dict) or PATCH not in value:
+        return None
+    marker = value[PATCH]
+    if marker in PATCH_VALUES:
+        return marker
+    problems.append(dataclasses.replace(
+        rules.LAYER_PATCH.problem(where + (PATCH,), f"unknown {PATCH} value {marker!r}: write replace or delete"),
+        mark=sources.lookup((PATCH,), prefer_key=True)))
+    return None
+
+
+def _without_patch(value: dict, sources: SourceMap) -> tuple[dict, SourceMap]:
+    own, children = _children(sources)
+    children.pop(PATCH, None)
+    return {k: v for k, v in value.items() if k != PATCH}, _join(own, children)
+
+
+def _nothing_to_delete(sources: SourceMap, where: Path, what: str) -> Problem:
+    return dataclasses.replace(
+        rules.LAYER_PATCH.problem(where, f"{PATCH}: delete, but no earlier layer sets {what}"),
+        mark=sources.lookup((PATCH,), prefer_key=True))
+
+
+def _place(value: Any, sources: SourceMap, where: Path, problems: list[Problem]) -> tuple[Any, SourceMap]:
+    """A layer's value taken as it is (nothing earlier to merge with), its markers consumed."""
+    if not any(p and p[-1] == PATCH for p in sources.keys):
+        return value, sources
+    own, children = _children(sources)
+    if isinstance(value, dict):  # its own marker, if any, was read by the caller
+        out: dict[str, Any] = {}
+        placed: dict[Any, SourceMap] = {}
+        for key, child in value.items():
+            if key == PATCH:
+                continue
+            child_sources = children.get(key, SourceMap())
+            if _patch(child, child_sources, where + (key,), problems) == "delete":
+                problems.append(_nothing_to_delete(child_sources, where + (key,), key))
+                continue
+            out[key], placed[key] = _place(child, child_sources, where + (key,), problems)
+        return out, _join(own, placed)
+    if isinstance(value, list):
+        items: list[Any] = []
+        placed_items: dict[Any, SourceMap] = {}
+        for index, item in enumerate(value):
+            item_sources = children.get(index, SourceMap())
+            if _is_list_replace(item):
+                continue
+            if _patch(item, item_sources, where + (index,), problems) == "delete":
+                name = item.get("name")
+                problems.append(_nothing_to_delete(item_sources, where + (index,), f"an item named {name!r}") if isinstance(name, str) else
+                                dataclasses.replace(rules.LAYER_PATCH.problem(
+                                    where + (index,), f"only items with a name can be deleted by {PATCH}; write the whole list instead"),
+                                    mark=item_sources.lookup((PATCH,), prefer_key=True)))
+                continue
+            item_value, placed_items[len(items)] = _place(item, item_sources, where + (index,), problems)
+            items.append(item_value)
+        return items, _join(own, placed_items)
+    return value, sources
+
+
+def _merge(base: Any, base_sources: SourceMap, layer: Any, layer_sources: SourceMap,
+           where: Path, problems: list[Problem]) -> tuple[Any, SourceMap] | object:
+    """``layer`` over ``base``: maps merge key by key, lists of named items merge by name,
+    anything else is the layer's. ``where`` is the layer's own spec path, for its problems."""
+    marker = _patch(layer, layer_sources, where, problems)
+    if marker == "delete":
+        return _DELETE
+    if marker == "replace":
+        return _place(*_without_patch(layer, layer_sources), where, problems)
+    if isinstance(layer, dict) and isinstance(base, dict):
+        own, children = _children(base_sources)
+        layer_own, layer_children = _children(layer_sources)
+        out = dict(base)
+        for key, value in layer.items():
+            if key == PATCH:
+                continue
+            value_sources = layer_children.get(key, SourceMap())
+            if key in out:
+                merged = _merge(out[key], children.get(key, SourceMap()), value, value_sources, where + (key,), problems)
+            elif _patch(value, value_sources, where + (key,), problems) == "delete":
+                problems.append(_nothing_to_delete(value_sources, where + (key,), key))
+                continue
+            else:
+                merged = _place(value, value_sources, where + (key,), problems)
+            if merged is _DELETE:
+                del out[key]
+                children.pop(key, None)
+                continue
+            out[key], children[key] = merged
+            if () in value_sources.keys:  # the key as the later layer wrote it
+                children[key].keys[()] = value_sources.keys[()]
+        return out, _join(own, children)
+    if isinstance(layer, list) and isinstance(base, list) and _is_named(base) and _is_named(layer, allow_list_replace=True):
+        return _merge_named(base, base_sources, layer, layer_sources, where, problems)
+    return _place(layer, layer_sources, where, problems)
+
+
+def _merge_named(base: list, base_sources: SourceMap, layer: list, layer_sources: SourceMap,
+                 where: Path, problems: list[Problem]) -> tuple[list, SourceMap]:
+    """Items merge with the earlier item of the same name, in the earlier order; new names are
+    appended in the layer's order; a {"$patch": "replace"} item drops the earlier items."""
+    own, children = _children(base_sources)
+    layer_own, layer_children = _children(layer_sources)
+    items: list[list[Any]] = [] if any(_is_list_replace(item) for item in layer) else [
+        [item, children.get(index, SourceMap())] for index, item in enumerate(base)]
+    if not items:
+        own = layer_own
+    for index, item in enumerate(layer):
+        if _is_list_replace(item):
             continue
-        base[key] = value
-        base_sources.drop_under(child)
-        n = len(child)
-        for table_name in ("values", "keys"):
-            src, dst = getattr(layer_sources, table_name), getattr(base_sources, table_name)
-            for p, m in src.items():
-                if p[:n] == child:
-                    dst[p] = m
+        item_sources = layer_children.get(index, SourceMap())
+        earlier = next((entry for entry in items if entry[0]["name"] == item["name"]), None)
+        if earlier is None:
+            if _patch(item, item_sources, where + (index,), problems) == "delete":
+                problems.append(_nothing_to_delete(item_sources, where + (index,), f"an item named {item['name']!r}"))
+                continue
+            items.append(list(_place(item, item_sources, where + (index,), problems)))
+            continue
+        merged = _merge(earlier[0], earlier[1], item, item_sources, where + (index,), problems)
+        if merged is _DELETE:
+            items = [entry for entry in items if entry is not earlier]
+        else:
+            earlier[:] = merged
+    return [value for value, _ in items], _join(own, {index: sources for index, (_, sources) in enumerate(items)})
+
+
+def merge_into(base: dict, base_sources: SourceMap, layer: dict, layer_sources: SourceMap,
+               problems: list[Problem]) -> tuple[dict, SourceMap]:
+    """The spec ``layer`` over ``base``: maps merge key by key, lists of named items merge by
+    ``name``, anything else is replaced by the later layer; ``$patch`` markers replace or delete."""
+    merged = _merge(base, base_sources, layer, layer_sources, (), problems)
+    assert merged is not _DELETE, "the top level of a spec file is a mapping"  # noqa: S101
+    return merged  # type: ignore[return-value]
 
 
 def load_layers(files: list[tuple[str, bytes]]) -> Layers:
@@ -152,9 +307,14 @@ def load_layers(files: list[tuple[str, bytes]]) -> Layers:
         texts[name] = text
         layer, layer_sources, layer_problems = load_file(name, text)
         problems.extend(layer_problems)
-        if not data:  # the first layer is taken as it is
-            data, sources = layer, layer_sources
+        if PATCH in layer:
+            problems.append(dataclasses.replace(
+                rules.LAYER_PATCH.problem((PATCH,), f"a {PATCH} marker belongs in a map or a named list item, not at the top of a spec file"),
+                mark=layer_sources.lookup((PATCH,), prefer_key=True)))
+            layer = {k: v for k, v in layer.items() if k != PATCH}
+        if not data:  # the first layer is taken as it is, its markers consumed
+            data, sources = _place(layer, layer_sources, (), problems)
             sources.values.setdefault((), Mark(name, 1, 1))
             continue
-        merge_into(data, sources, layer, layer_sources)
+        data, sources = merge_into(data, sources, layer, layer_sources, problems)
     return Layers(data, sources, problems, texts)
