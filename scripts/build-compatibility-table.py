@@ -37,8 +37,8 @@ def table() -> str:
     kubernetes = _supported_kubernetes()
     lines = [
         START,
-        f"strata {_strata_version()} renders for EKS Kubernetes {kubernetes[0]} to {kubernetes[-1]}; each pack "
-        "pins the charts it deploys and the CRD sets it validates against:",
+        (f"strata {_strata_version()} renders for EKS Kubernetes {kubernetes[0]} to {kubernetes[-1]}; each pack "
+         "pins the charts it deploys and the CRD sets it validates against:"),
         "",
         "| Pack | Pack version | Kubernetes | Helm release | Chart version | Chart repository | CRD schemas |",
         "|---|---|---|---|---|---|---|",

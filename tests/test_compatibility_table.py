@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import yaml
-
 from reference import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "scripts" / "build-compatibility-table.py"
@@ -22,7 +21,7 @@ def _script():
 
 
 def test_readme_table_is_current():
-    result = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
 
 

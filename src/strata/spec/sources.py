@@ -234,7 +234,7 @@ def _merge(base: Any, base_sources: SourceMap, layer: Any, layer_sources: Source
         return _place(*_without_patch(layer, layer_sources), where, problems)
     if isinstance(layer, dict) and isinstance(base, dict):
         own, children = _children(base_sources)
-        layer_own, layer_children = _children(layer_sources)
+        _, layer_children = _children(layer_sources)
         out = dict(base)
         for key, value in layer.items():
             if key == PATCH:
@@ -251,7 +251,7 @@ def _merge(base: Any, base_sources: SourceMap, layer: Any, layer_sources: Source
                 del out[key]
                 children.pop(key, None)
                 continue
-            out[key], children[key] = merged
+            out[key], children[key] = merged  # type: ignore[misc]
             if () in value_sources.keys:  # the key as the later layer wrote it
                 children[key].keys[()] = value_sources.keys[()]
         return out, _join(own, children)
@@ -266,7 +266,7 @@ def _merge_named(base: list, base_sources: SourceMap, layer: list, layer_sources
     appended in the layer's order; a {"$patch": "replace"} item drops the earlier items."""
     own, children = _children(base_sources)
     layer_own, layer_children = _children(layer_sources)
-    items: list[list[Any]] = [] if any(_is_list_replace(item) for item in layer) else [
+    items: list[Any] = [] if any(_is_list_replace(item) for item in layer) else [
         [item, children.get(index, SourceMap())] for index, item in enumerate(base)]
     if not items:
         own = layer_own
@@ -294,7 +294,7 @@ def merge_into(base: dict, base_sources: SourceMap, layer: dict, layer_sources: 
     """The spec ``layer`` over ``base``: maps merge key by key, lists of named items merge by
     ``name``, anything else is replaced by the later layer; ``$patch`` markers replace or delete."""
     merged = _merge(base, base_sources, layer, layer_sources, (), problems)
-    assert merged is not _DELETE, "the top level of a spec file is a mapping"  # noqa: S101
+    assert merged is not _DELETE, "the top level of a spec file is a mapping"
     return merged  # type: ignore[return-value]
 
 
