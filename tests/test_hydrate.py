@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from charts import package_chart
 from conftest import VALUES, require_tool
 
 from strata import tools
@@ -34,15 +35,12 @@ spec:
 
 
 def _chart(tmp_path, name: str, version: str, cache):
-    chart = tmp_path / "src" / name
-    (chart / "templates").mkdir(parents=True)
-    (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: {version}\n")
-    (chart / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
-    (chart / "templates" / "serviceaccount.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Release.Name }}\n")
-    (chart / "templates" / "clusterrole.yaml").write_text(
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {{ .Release.Name }}\nrules: []\n")
-    result = tools.run("helm", ["package", str(chart), "--destination", str(cache)])
-    assert result.returncode == 0, result.stderr
+    return package_chart(tmp_path, name, version, cache, {
+        "templates/deployment.yaml": DEPLOYMENT,
+        "templates/serviceaccount.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Release.Name }}\n",
+        "templates/clusterrole.yaml":
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {{ .Release.Name }}\nrules: []\n",
+    })
 
 
 def _chart_cache(tmp_path, out):
@@ -50,8 +48,7 @@ def _chart_cache(tmp_path, out):
     cache = tmp_path / "charts"
     cache.mkdir()
     for release in yaml.safe_load((out / "strata.lock").read_text())["helmReleases"]:
-        _chart(tmp_path, release["chart"], release["version"].removeprefix("v"), cache)
-        archive = cache / f"{release['chart']}-{release['version'].removeprefix('v')}.tgz"
+        archive = _chart(tmp_path, release["chart"], release["version"].removeprefix("v"), cache)
         archive.rename(cache / f"{release['chart']}-{release['version']}.tgz")  # helm pull keeps the "v"
     return cache
 

@@ -11,6 +11,7 @@ import tarfile
 
 import pytest
 import yaml
+from charts import package_chart
 from conftest import VALUES, require_tool
 
 from strata import tools
@@ -48,16 +49,8 @@ NO_NETWORK = {name: "http://127.0.0.1:9" for name in ("HTTP_PROXY", "HTTPS_PROXY
 
 def _packaged_chart(tmp_path, name: str, version: str):
     """A chart archive as `helm pull` would cache it: <name>-<version>.tgz."""
-    chart = tmp_path / "src" / name
-    (chart / "templates").mkdir(parents=True)
-    (chart / "crds").mkdir()
-    (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: {version.removeprefix('v')}\n")
-    (chart / "templates" / "deployment.yaml").write_text(DEPLOYMENT)
-    (chart / "crds" / "widgets.yaml").write_text(CRD)
-    cache = tmp_path / "cache"
-    result = tools.run("helm", ["package", str(chart), "--destination", str(cache)])
-    assert result.returncode == 0, result.stderr
-    return cache / f"{name}-{version.removeprefix('v')}.tgz"
+    files = {"templates/deployment.yaml": DEPLOYMENT, "crds/widgets.yaml": CRD}
+    return package_chart(tmp_path, name, version.removeprefix("v"), tmp_path / "cache", files)
 
 
 def _kustomize_build(release_dir):

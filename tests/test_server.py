@@ -282,12 +282,16 @@ def _assert_nothing_survives(tmp: Path, seen: dict[int, list[str]]) -> None:
         assert bound, f"{argv[0]} binds nothing explicitly to loopback"
 
 
-@pytest.fixture
-def realistic_tree(strata, tmp_path):
+def _rendered_example(strata, tmp_path, example: str):
     out = tmp_path / "out"
-    result = strata("render", "-f", VALUES / "realistic.yaml", "-o", out)
+    result = strata("render", "-f", VALUES / f"{example}.yaml", "-o", out)
     assert result.returncode == 0, result.stderr
     return out
+
+
+@pytest.fixture
+def realistic_tree(strata, tmp_path):
+    return _rendered_example(strata, tmp_path, "realistic")
 
 
 def test_cli_validate_server_passes_realistic_and_leaves_nothing(realistic_tree, schema_store, tmp_path):
@@ -304,10 +308,7 @@ def test_cli_validate_server_passes_realistic_and_leaves_nothing(realistic_tree,
 @pytest.fixture
 def minimal_tree(strata, tmp_path):
     """The smallest tree with CRD kinds: a CLI run installs only the Karpenter and GPU Operator CRDs."""
-    out = tmp_path / "out"
-    result = strata("render", "-f", VALUES / "minimal.yaml", "-o", out)
-    assert result.returncode == 0, result.stderr
-    return out
+    return _rendered_example(strata, tmp_path, "minimal")
 
 
 def test_cli_validate_server_names_each_broken_object(minimal_tree, schema_store, tmp_path):
