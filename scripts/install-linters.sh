@@ -10,6 +10,12 @@ tools_dir="${STRATA_TOOLS_DIR:-$root/.tools}"
 bin_dir="$tools_dir/bin"
 mkdir -p "$bin_dir"
 
+# One installer at a time per tool dir (worktrees and parallel runs share .tools).
+if command -v flock >/dev/null; then
+  exec 9>"$tools_dir/.install-linters.lock"
+  flock 9
+fi
+
 # Keep in sync with tests/test_linters.py (it checks the versions the tools report).
 kube_score_module="github.com/zegl/kube-score/cmd/kube-score"
 kube_score_version="v1.20.0"

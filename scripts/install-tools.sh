@@ -13,6 +13,13 @@ tools_dir="${STRATA_TOOLS_DIR:-$root/.tools}"
 bin_dir="$tools_dir/bin"
 mkdir -p "$bin_dir"
 
+# One installer at a time per tool dir: parallel `make test` runs (worktrees sharing .tools)
+# otherwise each rebuild the same binary.
+if command -v flock >/dev/null; then
+  exec 9>"$tools_dir/.install.lock"
+  flock 9
+fi
+
 # name|module|version  (keep in sync with src/strata/tools/__init__.py)
 pins=(
   "kubeconform|github.com/yannh/kubeconform/cmd/kubeconform|v0.7.0"
