@@ -113,6 +113,28 @@ def test_missing_chart_names_the_helm_pull_command(strata, rendered, tmp_path):
     assert not (out / "compute/hydrated").exists()
 
 
+@pytest.mark.parametrize(("template", "finding"), [
+    ("apiVersion: v1\nkind: Secret\nmetadata: {name: generated}\nstringData: {cookie: {{ randAlphaNum 32 | quote }}}\n",
+     "the chart renders Secret generated; hydrating would commit its values to Git"),
+    # A credential the chart was given, in an object that is not a Secret (AWS's documented example key id).
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {id: AKIAIOSFODNN7EXAMPLE}\n",
+     "ConfigMap settings holds an AWS access key id; hydrating would commit it to Git"),
+])
+def test_hydrate_refuses_secrets_in_chart_output_and_writes_nothing(strata, rendered, tmp_path, template, finding):
+    out, cache = rendered
+    karpenter = next(cache.glob("karpenter-*.tgz"))
+    version = karpenter.name.removeprefix("karpenter-").removesuffix(".tgz")
+    karpenter.unlink()
+    archive = package_chart(tmp_path / "leaky", "karpenter", version, tmp_path / "leaky", {"templates/leak.yaml": template})
+    archive.rename(karpenter)
+    before = _snapshot(out)
+    result = strata("hydrate", out, "--charts", cache)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"compute/helm/karpenter/values.yaml: release karpenter: {finding} [hydrate/secret-in-chart-output]" in result.stdout
+    assert "AKIA" not in result.stdout, "the finding names what, never the value"
+    assert _snapshot(out) == before, "nothing is written"
+
+
 def test_hydrate_without_a_lock_is_a_usage_error(strata, tmp_path):
     result = strata("hydrate", tmp_path)
     assert result.returncode == 2 and "run strata render first" in result.stderr

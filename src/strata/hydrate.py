@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from strata import tools, yamlio
+from strata import secrets, tools, yamlio
 from strata.errors import OutputError, UsageError
 from strata.output.layout import KUSTOMIZATION, hydrated_dir, object_file
 from strata.output.lock import LOCK_NAME, HelmReleaseEntry, HydratedEntry, Lock
@@ -26,7 +26,12 @@ MISSING_CHART = Rule(
     "the chart archive of a pinned release is not in the chart cache, and hydration never downloads",
     "run the helm pull command in the message (or strata charts pull) while online",
 )
-RULES = (HYDRATE, MISSING_CHART)
+SECRET_IN_CHART = Rule(
+    "hydrate/secret-in-chart-output",
+    "hydrated manifests go to Git, and a Secret a chart renders (often with values it generated) would go with them",
+    "set the chart's existing-Secret value (e.g. hub.existingSecret, admin.existingSecret) so the chart references a Secret created outside the tree",
+)
+RULES = (HYDRATE, MISSING_CHART, SECRET_IN_CHART)
 
 
 def default_chart_cache() -> Path:
@@ -135,6 +140,18 @@ def _template(release: HelmReleaseEntry, values: bytes, cache: Path, kubernetes_
     return yamlio.load_all(proc.stdout)
 
 
+def _secrets_in(release: HelmReleaseEntry, doc: dict[str, Any], content: bytes) -> list[Problem]:
+    """The hydration side of the secret scan: the tree's own scan never sees chart output,
+    and a chart may render Secrets (often with values it generated) or embed credentials."""
+    name = f"{doc['kind']} {(doc.get('metadata') or {}).get('name', '?')}"
+    if doc["kind"] == "Secret" and doc.get("apiVersion") == "v1":
+        found = [f"the chart renders {name}; hydrating would commit its values to Git"]
+    else:
+        found = [f"{name} holds {what}; hydrating would commit it to Git" for what in secrets.credentials(content)]
+    return [dataclasses.replace(SECRET_IN_CHART.problem((), f"release {release.name}: {message}"), where=release.values_file)
+            for message in found]
+
+
 class _Failed(Exception):
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
@@ -166,14 +183,15 @@ def template(releases: Sequence[tuple[HelmReleaseEntry, bytes]], kubernetes_vers
         files = {}
         for doc in docs:
             _place(doc, release.namespace, cluster_scoped)
-            files[_object_path(directory, doc)] = HEADER + yamlio.dump(doc).encode()
+            content = files[_object_path(directory, doc)] = HEADER + yamlio.dump(doc).encode()
+            problems += _secrets_in(release, doc, content)
         kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                          "resources": sorted(Path(f).name for f in files)}
         files[f"{directory}/{KUSTOMIZATION}"] = HEADER + yamlio.dump(kustomization).encode()
         entry = HydratedEntry(release=release.name, version=release.version, values_digest=values_digest(values),
                               files=tuple(sorted(files)))
         out.append(Hydrated(entry, dict(sorted(files.items()))))
-    return out, []
+    return ([], problems) if problems else (out, [])
 
 
 def hydrate_tree(out_dir: Path, previous: Lock, cache: Path, store: Path) -> tuple[dict[str, bytes], Lock, list[Problem]]:
