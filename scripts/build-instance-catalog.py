@@ -118,6 +118,10 @@ def record(name: str, labels: dict[str, str], resources: dict[str, str]) -> dict
     if (gpu and gpu["count"] <= 0) or (accelerator and accelerator["count"] <= 0):
         sys.exit(f"{name}: accelerator resources without a positive count label")
     nvme = labels.get(LABEL + "local-nvme")
+    # Karpenter's instance-network-bandwidth: the instance's whole (aggregate, baseline) network
+    # bandwidth in Mbps, across all its interfaces -- never a per-interface figure. Absent for
+    # the oldest generations (the reference gives none), so null there.
+    bandwidth = labels.get(LABEL + "network-bandwidth")
     return {
         "family": family,
         "arch": need("kubernetes.io/arch"),
@@ -127,6 +131,7 @@ def record(name: str, labels: dict[str, str], resources: dict[str, str]) -> dict
         "accelerator": accelerator,
         "allocatable": allocatable,
         "localNvmeGB": None if nvme is None else to_int(name, "local-nvme", nvme),
+        "networkBandwidthMbps": None if bandwidth is None else to_int(name, "network-bandwidth", bandwidth),
         "multiNodeNVLink": bool(MULTI_NODE_NVLINK.match(family)),
     }
 
@@ -141,7 +146,9 @@ def render(catalog: dict[str, dict], source: Path) -> str:
         "source": f"{source.name} (Karpenter v{version.group(1) if version else '?'}, "
                   "aws/karpenter-provider-aws website/content/en/docs/reference/instance-types.md)",
         "notes": "every instance type of the reference; memoryMiB and gpu.memoryMiB (per GPU) in MiB; gpu is null "
-                 "where Karpenter's instance-gpu-count is 0 (the fractional-GPU g6f/gr6f advertise no whole GPU)",
+                 "where Karpenter's instance-gpu-count is 0 (the fractional-GPU g6f/gr6f advertise no whole GPU); networkBandwidthMbps is Karpenter's "
+                 "instance-network-bandwidth label, the aggregate baseline bandwidth of the instance in Mbps (null where the "
+                 "reference gives none)",
         "count": f"{len(catalog)} instance types in {len(families)} families",
     }
     lines = ["{"]

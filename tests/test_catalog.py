@@ -80,6 +80,33 @@ def test_efa_as_the_reference_states_it() -> None:
     assert catalog.get("m5.large").efa_interfaces == 0  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(("name", "efa", "gbps"), [
+    # As the reference states them: the bandwidth is the instance's aggregate over all its
+    # interfaces, so p4d is 4 EFA interfaces and 400 Gbps in total (not 4 x 400), trn1n 16
+    # interfaces and 1600 Gbps in total (not 16 x 1600).
+    ("p4d.24xlarge", 4, 400), ("trn1n.32xlarge", 16, 1600), ("p5.48xlarge", 32, 3200), ("trn2.48xlarge", 16, 3200),
+    ("m5.large", 0, 0.75),
+])
+def test_network_facts_as_the_reference_states_them(name: str, efa: int, gbps: float) -> None:
+    it = catalog.get(name)
+    assert it is not None and it.efa_interfaces == efa and it.network_bandwidth_gbps == gbps
+
+
+def test_network_bandwidth_absent_only_where_the_reference_gives_none() -> None:
+    c1 = catalog.get("c1.medium")
+    assert c1 is not None and c1.network_bandwidth_mbps is None and c1.network_bandwidth_gbps is None
+    missing = [t for t in catalog.instance_types().values() if t.network_bandwidth_mbps is None]
+    # The oldest generations and a few of the newest metal/9th-generation types (m9g, r8in.metal...).
+    assert len(missing) == 81 and {"m3.medium", "m9g.48xlarge", "r8in.metal-96xl"} <= {t.name for t in missing}
+
+
+def test_neuron_counts() -> None:
+    trn1n, inf2, p5 = catalog.get("trn1n.32xlarge"), catalog.get("inf2.48xlarge"), catalog.get("p5.48xlarge")
+    assert trn1n is not None and (trn1n.neuron_devices, trn1n.neuron_cores) == (16, 32)
+    assert inf2 is not None and (inf2.neuron_devices, inf2.neuron_cores) == (12, 24)
+    assert p5 is not None and (p5.neuron_devices, p5.neuron_cores) == (0, 0)
+
+
 def test_fractional_gpu_types_have_no_whole_gpu() -> None:
     # Karpenter labels g6f with instance-gpu-count 0 and advertises no nvidia.com/gpu.
     g6f = catalog.get("g6f.large")

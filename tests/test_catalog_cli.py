@@ -22,10 +22,17 @@ def test_one_type(capsys) -> None:
     assert "8 x nvidia h100 (81920 MiB each)" in out and "EFA interfaces:     32" in out and "vCPUs:              192" in out
 
 
+def test_capacity_facts_of_a_neuron_type(capsys) -> None:
+    code, out, _ = run(capsys, "trn1n.32xlarge")
+    assert code == 0
+    assert "Neuron:             16 devices, 32 NeuronCores" in out and "EFA interfaces:     16" in out
+    assert "network bandwidth:  1600 Gbps (aggregate over all interfaces)" in out
+
+
 def test_family_lists_every_type(capsys) -> None:
     code, out, _ = run(capsys, "--family", "g6e")
     lines = out.splitlines()
-    assert code == 0 and lines[0].split() == ["type", "arch", "vCPUs", "memory", "MiB", "accelerators", "EFA"]
+    assert code == 0 and lines[0].split() == ["type", "arch", "vCPUs", "memory", "MiB", "accelerators", "EFA", "network"]
     assert [line.split()[0] for line in lines[1:]] == [
         "g6e.xlarge", "g6e.2xlarge", "g6e.4xlarge", "g6e.8xlarge", "g6e.12xlarge", "g6e.16xlarge", "g6e.24xlarge", "g6e.48xlarge"]
 
@@ -36,7 +43,7 @@ def test_json_cpu_type(capsys) -> None:
     assert code == 0
     assert record | {"allocatable": None} == {
         "name": "c7i.4xlarge", "family": "c7i", "architecture": "amd64", "vcpus": 16, "memoryMiB": 32768, "gpu": None,
-        "accelerator": None, "efaInterfaces": 0, "multiNodeNVLink": False, "localNvmeGB": None, "allocatable": None}
+        "accelerator": None, "efaInterfaces": 0, "neuronDevices": 0, "neuronCores": 0, "networkBandwidthMbps": 6250, "multiNodeNVLink": False, "localNvmeGB": None, "allocatable": None}
 
 
 def test_summary_names_every_family(capsys) -> None:

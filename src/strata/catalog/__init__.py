@@ -44,6 +44,9 @@ class InstanceType:
     accelerator: Accelerator | None
     allocatable: Mapping[str, int] = dataclasses.field(hash=False)  # extended resources
     local_nvme_gb: int | None
+    # Karpenter's instance-network-bandwidth: the aggregate (baseline) bandwidth of the whole
+    # instance in Mbps, over all its interfaces; None where the reference gives none.
+    network_bandwidth_mbps: int | None
     multi_node_nvlink: bool  # UltraServer: NVLink domain spans several nodes
 
     @property
@@ -55,8 +58,24 @@ class InstanceType:
         """EFA network interfaces a node offers (Karpenter's vpc.amazonaws.com/efa), 0 without EFA."""
         return self.allocatable.get(EFA_RESOURCE, 0)
 
+    @property
+    def neuron_devices(self) -> int:
+        """Neuron devices (Inferentia/Trainium chips) a node offers as aws.amazon.com/neuron, 0 without."""
+        return self.allocatable.get(NEURON_RESOURCE, 0)
+
+    @property
+    def neuron_cores(self) -> int:
+        """NeuronCores a node offers as aws.amazon.com/neuroncore, 0 without."""
+        return self.allocatable.get(NEURON_CORE_RESOURCE, 0)
+
+    @property
+    def network_bandwidth_gbps(self) -> float | None:
+        return None if self.network_bandwidth_mbps is None else self.network_bandwidth_mbps / 1000
+
 
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
+NEURON_RESOURCE = "aws.amazon.com/neuron"
+NEURON_CORE_RESOURCE = "aws.amazon.com/neuroncore"
 
 
 def _instance_type(name: str, d: dict) -> InstanceType:
@@ -66,7 +85,7 @@ def _instance_type(name: str, d: dict) -> InstanceType:
         gpu=Gpu(g["manufacturer"], g["name"], g["count"], g["memoryMiB"]) if g else None,
         accelerator=Accelerator(a["manufacturer"], a["name"], a["count"]) if a else None,
         allocatable=MappingProxyType(dict(d["allocatable"])),
-        local_nvme_gb=d["localNvmeGB"], multi_node_nvlink=d["multiNodeNVLink"],
+        local_nvme_gb=d["localNvmeGB"], network_bandwidth_mbps=d["networkBandwidthMbps"], multi_node_nvlink=d["multiNodeNVLink"],
     )
 
 

@@ -18,7 +18,8 @@ def _record(it: catalog_lib.InstanceType) -> dict:
         "gpu": {"manufacturer": it.gpu.manufacturer, "name": it.gpu.name, "count": it.gpu.count, "memoryMiB": it.gpu.memory_mib}
         if it.gpu else None,
         "accelerator": dataclasses.asdict(it.accelerator) if it.accelerator else None,
-        "efaInterfaces": it.efa_interfaces, "multiNodeNVLink": it.multi_node_nvlink, "localNvmeGB": it.local_nvme_gb,
+        "efaInterfaces": it.efa_interfaces, "neuronDevices": it.neuron_devices, "neuronCores": it.neuron_cores,
+        "networkBandwidthMbps": it.network_bandwidth_mbps, "multiNodeNVLink": it.multi_node_nvlink, "localNvmeGB": it.local_nvme_gb,
         "allocatable": dict(it.allocatable),
     }
 
@@ -34,7 +35,10 @@ def _accelerators(it: catalog_lib.InstanceType) -> str:
 def _details(it: catalog_lib.InstanceType) -> str:
     rows = [
         ("family", it.family), ("architecture", it.arch), ("vCPUs", str(it.cpu)), ("memory", f"{it.memory_mib} MiB"),
-        ("accelerators", _accelerators(it)), ("EFA interfaces", str(it.efa_interfaces)),
+        ("accelerators", _accelerators(it)),
+        ("Neuron", f"{it.neuron_devices} devices, {it.neuron_cores} NeuronCores" if it.neuron_devices else "-"),
+        ("EFA interfaces", str(it.efa_interfaces)),
+        ("network bandwidth", _bandwidth(it) + (" (aggregate over all interfaces)" if it.network_bandwidth_mbps else "")),
         ("multi-node NVLink", "yes" if it.multi_node_nvlink else "no"),
         ("local NVMe", f"{it.local_nvme_gb} GB" if it.local_nvme_gb else "-"),
         ("extended resources", ", ".join(f"{k}={v}" for k, v in it.allocatable.items()) or "-"),
@@ -42,9 +46,15 @@ def _details(it: catalog_lib.InstanceType) -> str:
     return "\n".join([it.name, *(f"  {k + ':':<20}{v}" for k, v in rows)])
 
 
+def _bandwidth(it: catalog_lib.InstanceType) -> str:
+    gbps = it.network_bandwidth_gbps
+    return "-" if gbps is None else f"{gbps:g} Gbps"
+
+
 def _table(types: list[catalog_lib.InstanceType]) -> str:
-    header = ("type", "arch", "vCPUs", "memory MiB", "accelerators", "EFA")
-    rows = [header] + [(t.name, t.arch, str(t.cpu), str(t.memory_mib), _accelerators(t), str(t.efa_interfaces)) for t in types]
+    header = ("type", "arch", "vCPUs", "memory MiB", "accelerators", "EFA", "network")
+    rows = [header] + [(t.name, t.arch, str(t.cpu), str(t.memory_mib), _accelerators(t), str(t.efa_interfaces), _bandwidth(t))
+                       for t in types]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
