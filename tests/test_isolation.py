@@ -133,3 +133,24 @@ def test_team_egress_can_exclude_every_private_range_but_the_declared_ones():
         {"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "169.254.169.254/32", "172.16.0.0/12", "192.168.0.0/16"]}},
         {"ipBlock": {"cidr": "10.20.5.0/24"}},
     ]}]
+
+
+def test_the_namespace_index_selects_what_trying_every_namespace_selects():
+    namespaces = isolation.namespace_labels([
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+        for name, labels in [("a", {isolation.TEAM_LABEL: "alpha", "tier": "x"}), ("b", {isolation.TEAM_LABEL: "beta", "tier": "x"}),
+                             ("hub", {isolation.SHARED_LABEL: "true"}), ("kube-system", {}), ("c", {"tier": "y"})]])
+    index = isolation._Namespaces(namespaces)
+    name = isolation.NAME_LABEL
+    selectors = [
+        None, {}, {"matchLabels": {"tier": "x"}}, {"matchLabels": {"tier": "x", isolation.TEAM_LABEL: "beta"}},
+        {"matchLabels": {"tier": "z"}}, {"matchExpressions": [{"key": name, "operator": "In", "values": ["a", "c", "gone"]}]},
+        {"matchLabels": {"tier": "x"}, "matchExpressions": [{"key": name, "operator": "NotIn", "values": ["a"]}]},
+        {"matchExpressions": [{"key": "tier", "operator": "Exists"}, {"key": name, "operator": "In", "values": ["b", "c"]}]},
+        {"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]},
+        {"matchExpressions": [{"key": name, "operator": "In", "values": []}]},
+    ]
+    for selector in selectors:
+        brute = sorted(n for n, labels in namespaces.items() if isolation.selects(selector, labels))
+        assert index.selected(selector) == brute, selector
+    assert index.selected({"matchLabels": {"tier": "x"}}) == ["a", "b"]  # the comparison is not vacuous

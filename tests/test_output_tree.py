@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import VALUES
 
@@ -158,3 +159,22 @@ def test_secret_scan_recognises_secret_objects_and_keys():
         "c.yaml": b"apiVersion: v1\nkind: ConfigMap\ndata: {secretName: jupyterhub-oauth}\n",
     }
     assert sorted((p.where, p.rule) for p in scan(files)) == [("a.yaml", "render/secret-in-output"), ("b.yaml", "render/secret-in-output")]
+
+
+@pytest.mark.parametrize("secret", [b"AKIAIOSFODNN7EXAMPLE", b"ghp_" + b"a1" * 18, b"xoxb-1234567890-abc",
+                                    b"AWS_Secret_Access_Key: " + b"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"[:40]])
+def test_secret_scan_finds_each_credential_in_one_file_among_many(secret):
+    """The scan first searches all files at once; a credential in one file is still named there."""
+    from strata.secrets import scan
+
+    files = {f"clean-{i}.yaml": b"apiVersion: v1\nkind: ConfigMap\ndata: {a: b}\n" for i in range(50)}
+    files["held.yaml"] = b"data:\n  note: " + secret + b"\n"
+    assert [p.where for p in scan(files)] == ["held.yaml"]
+    assert list(scan({k: v for k, v in files.items() if k != "held.yaml"})) == []
+
+
+def test_secret_scan_does_not_name_a_file_for_a_match_across_two_files():
+    from strata.secrets import scan
+
+    files = {"a.yaml": b"x: 1\napiVersion: v1", "b.yaml": b"kind: Secret\n"}
+    assert list(scan(files)) == []

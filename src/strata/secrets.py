@@ -35,11 +35,29 @@ ENV_LISTS = ("extraEnv", "env")
 
 def scan(files: dict[str, bytes]) -> Iterator[Problem]:
     """Secret objects and recognisable credentials in output files (render/secret-in-output)."""
+    # One pass over all files first: every match in a file is a match in the joined bytes
+    # (a line break stands for both ends of a file), so a clean blob means clean files; a hit
+    # may straddle two files, so only then is each file scanned on its own.
+    blob = b"\n".join(files.values())
+    if not _may_hold(blob):
+        return
     for path, content in files.items():
         if SECRET_OBJECT.search(content):
             yield _problem(path, "a Secret object would be committed; create it outside the tree and reference it")
         for what in credentials(content):
             yield _problem(path, f"{what} would be committed to Git")
+
+
+# What every match of SECRET_OBJECT and PATTERNS contains, in a form the regex engine finds by a
+# literal scan: PATTERNS' leading \b and (?i) make a search of megabytes slow.
+_HINTS = tuple(re.compile(h) for h in (rb"A[KS]IA[0-9A-Z]{16}", rb"-----BEGIN [A-Z ]*PRIVATE KEY-----", rb"gh[pousr]_", rb"xox[abpr]-"))
+_AWS_SECRET_HINT = re.compile(rb"aws_?secret_?access_?key")  # searched in the lowered bytes, like (?i)
+
+
+def _may_hold(content: bytes) -> bool:
+    """False only when neither a Secret object nor any credential pattern can match."""
+    return (b"kind: Secret" in content or any(h.search(content) for h in _HINTS)
+            or _AWS_SECRET_HINT.search(content.lower()) is not None)
 
 
 def credentials(content: bytes) -> list[str]:

@@ -22,7 +22,29 @@ from typing import Any
 
 import yaml
 
-Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """The safe loader with a memo of plain scalars' tags. The resolver tries a list of
+    regular expressions in Python for every plain scalar (a third of a render's parse time),
+    though a plain scalar's tag depends on its text alone (no path resolvers are registered
+    on the safe loader); Kubernetes YAML repeats the same keys and values thousands of times."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = _PLAIN_TAGS.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(value) <= _MEMO_LENGTH:
+                    _PLAIN_TAGS[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
+
+
+assert not _BaseLoader.yaml_path_resolvers, "plain scalar tags would depend on their path"
+_PLAIN_TAGS: dict[str, str] = {}
+_MEMO_LENGTH = 80  # long scalars rarely repeat; the memo stays small
 YAMLError = yaml.YAMLError
 MarkedYAMLError = yaml.MarkedYAMLError
 
@@ -41,9 +63,12 @@ _PRINTABLE_BLOCK = re.compile(r"[\t\n\x20-\x7e\u00a0-\ud7ff\ue000-\ufffd]*\Z")
 
 def scalar(value: Any) -> str:
     if isinstance(value, str):
-        if (_PLAIN.match(value) or _UNITS.match(value)) and value.lower() not in _WORDS:
-            return value
-        return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+        text = _SCALARS.get(value)
+        if text is None:
+            text = _string(value)
+            if len(value) <= _MEMO_LENGTH:
+                _SCALARS[value] = text
+        return text
     if value is None:
         return "null"
     if value is True:
@@ -62,6 +87,15 @@ def scalar(value: Any) -> str:
             text = text.replace("e", ".0e") if "e" in text else text + ".0"
         return text
     raise TypeError(f"cannot write {type(value).__name__} as YAML")
+
+
+_SCALARS: dict[str, str] = {}  # a string's YAML form, memoized: keys and labels repeat thousands of times
+
+
+def _string(value: str) -> str:
+    if (_PLAIN.match(value) or _UNITS.match(value)) and value.lower() not in _WORDS:
+        return value
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 def _block(text: str, indent: str) -> str | None:

@@ -4,6 +4,7 @@ exceptions become exit codes here and nowhere else:
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import traceback
@@ -20,6 +21,10 @@ REPORT_URL = "https://github.com/strata-dev/strata/issues"
 
 
 def main(argv: list[str] | None = None) -> None:
+    # One command per process: a render allocates hundreds of thousands of small containers
+    # (parsed YAML), none of them in a reference cycle worth collecting, and the cyclic
+    # collector scanning them again and again took a sixth of a large render.
+    gc.disable()
     try:
         code = commands.cli.main(args=argv, prog_name="strata", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -44,4 +49,5 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"strata: internal error: {type(exc).__name__}: {exc}", err=True)
         click.echo(f"please report it at {REPORT_URL} with the command you ran (STRATA_DEBUG=1 shows the traceback)", err=True)
         code = 3
+    gc.enable()  # for a caller that runs main() in its own process (tests)
     sys.exit(code or 0)
