@@ -159,11 +159,11 @@ class _Namespaces(dict[str, Mapping[str, str]]):
             return []
         # Every namespace a selector selects carries each of its matchLabels and one of the
         # values of each `In` expression: the smallest of those sets holds all candidates.
-        narrowed = [self.by_label.get(pair, []) for pair in (selector.get("matchLabels") or {}).items()]
+        narrowed: list[list[str]] = [self.by_label.get(pair, []) for pair in (selector.get("matchLabels") or {}).items()]
         for expr in selector.get("matchExpressions") or ():
             if expr["operator"] == "In":
                 narrowed.append([n for v in expr.get("values") or () for n in self.by_label.get((expr["key"], v), [])])
-        candidates: Iterable[str] = set(min(narrowed, key=len)) if narrowed else self
+        candidates: Iterable[str] = set(min(narrowed, key=lambda names: len(names))) if narrowed else self
         return sorted(n for n in candidates if selects(selector, self[n]))
 
 
