@@ -163,7 +163,8 @@ class _Namespaces(dict[str, Mapping[str, str]]):
         for expr in selector.get("matchExpressions") or ():
             if expr["operator"] == "In":
                 narrowed.append([n for v in expr.get("values") or () for n in self.by_label.get((expr["key"], v), [])])
-        candidates: Iterable[str] = set(min(narrowed, key=lambda names: len(names))) if narrowed else self
+        smallest = min(narrowed, key=len) if narrowed else None
+        candidates: Iterable[str] = self if smallest is None else set(smallest)
         return sorted(n for n in candidates if selects(selector, self[n]))
 
 
