@@ -37,14 +37,17 @@ COMMENTED_KEYS = {"gpu-operator": ["dcgmExporter.config"]}
 OPEN: dict[str, Any] = {}
 
 
-def reference_dir(reference: Path, chart: str, version: str) -> Path:
+def reference_dir(reference: Path, chart: str, version: str, required: bool = True) -> Path | None:
     """The reference directory of a pinned chart: <chart>-<version>, or a name that starts with
-    the chart and ends with the version (argo-workflows-chart-1.0.18, dcgm-exporter-4.5.3-4.8.2)."""
+    the chart and ends with the version (argo-workflows-chart-1.0.18, dcgm-exporter-4.5.3-4.8.2).
+    None when there is none and ``required`` is false."""
     version = version.removeprefix("v")
     exact = reference / f"{chart}-{version}"
     if exact.is_dir():
         return exact
     found = sorted(d for d in reference.iterdir() if d.is_dir() and d.name.startswith(f"{chart}-") and d.name.endswith(f"-{version}"))
+    if not found and not required:
+        return None
     if len(found) != 1:
         sys.exit(f"{SCRIPT}: no single reference directory for {chart} {version} in {reference}")
     return found[0]
@@ -130,7 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         pack = yaml.safe_load(manifest.read_text(encoding="utf-8"))
         for release in pack.get("helmReleases") or ():
             chart, version = release["chart"], str(release["version"])
-            directory = reference_dir(args.reference, chart, version)
+            # A release that takes no valuesOverrides needs no index; it may pin a chart the
+            # reference holds no values of (the EFA and Neuron device plugins).
+            directory = reference_dir(args.reference, chart, version, required="valuesOverrides" in release)
+            if directory is None:
+                continue
             text = render(chart, version, directory, index(chart, directory))
             root = manifest.parent if args.output_root is None else args.output_root / manifest.parent.name
             out = root / "helm" / "keys" / f"{chart}-{version}.yaml"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,7 +38,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     version = tuple(int(x) for x in spec.cluster.kubernetes_version.split("."))
     pools = [pool_facts(p) for p in spec.node_pools]
     for i, f in enumerate(pools):
-        yield from _check_pool(spec_path("nodePools", i), f, config, version)
+        yield from _check_pool(spec_path("nodePools", i), f, config, version, spec.cluster.region)
     yield from _check_identity(config)
     yield from _check_gpu_operator(pools, config)
     yield from _check_smoke_test(pools, config)
@@ -48,7 +49,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
                 yield r.REMOVED_CHART_VALUE.problem(path + keys, f"{'.'.join(keys)} is not read by the pinned {release} chart: {advice}")
 
 
-def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, ...]) -> Iterator[Problem]:
+def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, ...], region: str) -> Iterator[Problem]:
     pool = f.pool
     yield from _check_catalog_names(path, f)
     yield from _check_gpu_claims(path, f)
@@ -56,6 +57,8 @@ def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, .
         arches = sorted({t.arch for t in f.instance_types})
         yield r.ARCHITECTURE_MISMATCH.problem(path + ("architecture",), f"{pool.architecture} excludes every listed instance type (they are {', '.join(arches)})")
     yield from _check_ami(path, f, version)
+    yield from _check_efa(path, f, config, region)
+    yield from _check_bandwidth(path, f)
     if pool.disruption is not None:
         policy = pool.disruption.consolidation_policy
         if policy == "WhenUnderutilized":
@@ -82,6 +85,50 @@ def _check_pool(path: tuple, f: PoolFacts, config: Config, version: tuple[int, .
             yield r.GPU_LIMIT.problem(path + ("limits",), f"GPU pool {pool.name!r} has no limits.gpus")
         if not any(t.effect in ("NoSchedule", "NoExecute") for t in pool.taints):
             yield r.GPU_POOL_UNTAINTED.problem(path + ("taints",), f"GPU pool {pool.name!r} has no NoSchedule taint")
+
+
+# Labels people set believing they turn EFA on (efa-enabled, vpc.amazonaws.com/efa.present):
+# "efa" as a word of the key or value; only EFA network interfaces turn it on.
+EFA_WORD = re.compile(r"(^|[^a-z0-9])efa([^a-z0-9]|$)")
+
+
+def _check_efa(path: tuple, f: PoolFacts, config: Config, region: str) -> Iterator[Problem]:
+    pool, efa = f.pool, f.pool.efa
+    if efa is None:
+        for key, value in pool.labels.items():
+            if EFA_WORD.search(key.lower()) or EFA_WORD.search(value.lower()):
+                yield r.EFA_BY_LABEL.problem(path + ("labels", key), f"label {key}={value} does not attach EFA interfaces to pool {pool.name!r}")
+        return
+    where = path + ("efa",)
+    without = [t.name for t in f.instance_types if t.efa_interfaces == 0]
+    if without:
+        shown = ", ".join(without[:4]) + (f" (and {len(without) - 4} more)" if len(without) > 4 else "")
+        yield r.EFA_UNSUPPORTED.problem(where, f"{shown} {'has' if len(without) == 1 else 'have'} no EFA interfaces")
+    if efa.zone is None:
+        yield r.EFA_ZONE.problem(where, f"EFA pool {pool.name!r} names no efa.zone, so Karpenter spreads its nodes over every zone of {region}")
+    elif not efa.zone.startswith(region) or len(efa.zone) != len(region) + 1:
+        yield r.EFA_ZONE.problem(where + ("zone",), f"{efa.zone} is no availability zone of the cluster's region {region}")
+    if efa.security_group is None:
+        yield r.EFA_SECURITY_GROUP.problem(where, f"EFA pool {pool.name!r} names no efa.securityGroup allowing all traffic to and from itself")
+    if efa.capacity_reservations:
+        if "reserved" not in pool.capacity_types:
+            yield r.CAPACITY_RESERVATION_UNUSED.problem(path + ("capacity_types",), f"pool {pool.name!r} declares capacity reservations but capacityTypes has no 'reserved'")
+        elif not config.karpenter.feature_gates.reserved_capacity:
+            yield r.CAPACITY_RESERVATION_UNUSED.problem(where + ("capacity_reservations",), "compute.karpenter.featureGates.reservedCapacity is off")
+
+
+def _check_bandwidth(path: tuple, f: PoolFacts) -> Iterator[Problem]:
+    wanted = f.pool.network_bandwidth_gbps
+    if wanted is None:
+        return
+    known = [t for t in f.instance_types if t.network_bandwidth_gbps is not None]
+    below = [t for t in known if t.network_bandwidth_gbps < wanted]  # type: ignore[operator]
+    # An explicitly listed type below the figure can never be chosen; a family's smaller
+    # sizes are simply filtered out, unless no size of the pool reaches it.
+    listed = [t for t in below if t.name in f.pool.instance_types]
+    if known and (listed or len(below) == len(known)):
+        shown = ", ".join(f"{t.name} {t.network_bandwidth_gbps:g} Gbps" for t in (listed or below)[:4])
+        yield r.BANDWIDTH_EXCEEDS_INSTANCE.problem(path + ("network_bandwidth_gbps",), f"{wanted:g} Gbps exceeds the aggregate bandwidth of the instance types ({shown}; the reference's figure covers all interfaces)")
 
 
 def _check_catalog_names(path: tuple, f: PoolFacts) -> Iterator[Problem]:

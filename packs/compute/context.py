@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from strata.pack import Facts, PoolFacts, pool_facts, smoke_test_job
@@ -9,6 +10,7 @@ from strata.pack import Facts, PoolFacts, pool_facts, smoke_test_job
 from .config import Config
 
 SMOKE_TEST_USER = 65534  # nobody
+EFA_LABEL = "strata.dev/efa"  # on the nodes of EFA pools: where the EFA device plugin runs
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -24,6 +26,10 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
         "karpenter": _karpenter_values(spec, config),
         "gpu_operator_enabled": op.enabled and bool(gpu_pools),
         "gpu_operator": _gpu_operator_values(gpu_pools, config),
+        "efa_enabled": bool(_efa_pools(pools)),
+        "efa_device_plugin": _efa_device_plugin(pools),
+        "efa_security_groups": _efa_security_groups(pools, cluster),
+        "efa_security_groups_json": json.dumps(_efa_security_groups(pools, cluster), indent=2, sort_keys=True) + "\n",
         "smoke_test": _smoke_test(smoke_pool, config) if config.smoke_test.enabled and smoke_pool else None,
     }
 
@@ -39,6 +45,12 @@ def _requirements(f: PoolFacts) -> list[dict[str, Any]]:
         reqs.append({"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": sorted(pool.instance_families)})
     if pool.instance_types:
         reqs.append({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": sorted(pool.instance_types)})
+    if pool.efa and pool.efa.zone:
+        reqs.append({"key": "topology.kubernetes.io/zone", "operator": "In", "values": [pool.efa.zone]})
+    if pool.network_bandwidth_gbps is not None:
+        # Gt takes an integer: at least the declared Mbps.
+        mbps = round(pool.network_bandwidth_gbps * 1000)
+        reqs.append({"key": "karpenter.k8s.aws/instance-network-bandwidth", "operator": "Gt", "values": [str(mbps - 1)]})
     if pool.gpu:
         for label, value in (("instance-gpu-name", pool.gpu.name), ("instance-gpu-count", pool.gpu.count), ("instance-gpu-memory", pool.gpu.memory_mib)):
             if value is not None:
@@ -70,6 +82,57 @@ def _block_devices(f: PoolFacts) -> list[dict[str, Any]]:
     return [{"deviceName": "/dev/xvda", "rootVolume": True, "ebs": ebs}]
 
 
+def _security_groups(f: PoolFacts, discovery_key: str, cluster: str) -> list[dict[str, Any]]:
+    """The cluster's discovered node security groups, plus an EFA pool's self-referencing one
+    (terms are ORed: nodes get every group that matches)."""
+    terms: list[dict[str, Any]] = [{"tags": {discovery_key: cluster}}]
+    efa = f.pool.efa
+    if efa and efa.security_group:
+        terms.append(efa.security_group.model_dump(exclude_none=True))
+    return terms
+
+
+def _efa_pools(pools: list[PoolFacts]) -> list[PoolFacts]:
+    return [f for f in pools if f.pool.efa is not None]
+
+
+def _efa_device_plugin(pools: list[PoolFacts]) -> dict[str, Any]:
+    """Values of the aws-efa-k8s-device-plugin chart: on exactly the EFA pools' nodes (their
+    label and instance types; the chart's own list of EFA types lags new types), tolerating
+    exactly their taints."""
+    efa = _efa_pools(pools)
+    tolerations: list[dict[str, Any]] = []
+    for f in efa:
+        tolerations += [t for t in f.tolerations if t not in tolerations]
+    return {
+        "node_selector": {EFA_LABEL: "true"},
+        "instance_types": sorted({t.name for f in efa for t in f.instance_types}),
+        "tolerations": tolerations,
+    }
+
+
+def _efa_security_groups(pools: list[PoolFacts], cluster: str) -> list[dict[str, Any]]:
+    """What each EFA pool needs of its security group, for whoever manages it (Terraform,
+    CloudFormation, the identity/infra side): all traffic in from and out to the group itself."""
+    out = []
+    for f in _efa_pools(pools):
+        efa = f.pool.efa
+        assert efa is not None
+        out.append({
+            "nodePool": f.pool.name,
+            "cluster": cluster,
+            "zone": efa.zone,
+            "securityGroup": efa.security_group.model_dump(exclude_none=True) if efa.security_group else None,
+            "rules": [
+                # protocol -1: all protocols and ports (EC2's IpProtocol "-1")
+                {"direction": "ingress", "protocol": "-1", "source": "self"},
+                {"direction": "egress", "protocol": "-1", "destination": "self"},
+            ],
+            "reason": "EFA (SRD) traffic is dropped unless the security group allows all traffic to and from its own members",
+        })
+    return out
+
+
 def _pool(f: PoolFacts, cluster: str, discovery_key: str, node_identity: dict[str, str]) -> dict[str, Any]:
     pool = f.pool
     disruption: dict[str, Any] | None = None
@@ -82,7 +145,7 @@ def _pool(f: PoolFacts, cluster: str, discovery_key: str, node_identity: dict[st
     return {
         "name": pool.name,
         "gpu": f.nvidia,
-        "labels": {**pool.labels, "strata.dev/node-pool": pool.name},
+        "labels": {**pool.labels, "strata.dev/node-pool": pool.name, **({EFA_LABEL: "true"} if pool.efa else {})},
         "requirements": _requirements(f),
         "taints": [t.model_dump(exclude_none=True) for t in pool.taints],
         "expire_after": pool.expire_after,
@@ -95,6 +158,9 @@ def _pool(f: PoolFacts, cluster: str, discovery_key: str, node_identity: dict[st
             "identity": node_identity,
             "ami_alias": pool.ami_alias.lower(),
             "discovery": {discovery_key: cluster},
+            "security_groups": _security_groups(f, discovery_key, cluster),
+            "capacity_reservations": [c.model_dump(by_alias=True, exclude_none=True) for c in pool.efa.capacity_reservations] if pool.efa else [],
+            "placement_group": pool.efa.placement_group.model_dump(exclude_none=True) if pool.efa and pool.efa.placement_group else None,
             "block_devices": _block_devices(f),
             "instance_store_policy": pool.instance_store_policy,
             "hop_limit": pool.imds_hop_limit,

@@ -26,8 +26,21 @@ class GpuOperatorFacts:
 
 
 @dataclasses.dataclass(frozen=True)
+class EfaSecurityGroupNeed:
+    """An EFA pool's security group must allow all traffic in from and out to itself (strata
+    cannot create it; the identity/infra side can render it). Also written, machine-readable,
+    to compute/infra/configmap-kube-system-efa-security-group-requirements.yaml."""
+
+    node_pool: str
+    zone: str | None
+    security_group: Mapping[str, Any] | None  # {id: sg-...} or {tags: {...}}, as the spec names it
+    self_referencing_all_traffic: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
 class ComputeFacts:
     gpu_operator: GpuOperatorFacts
+    efa_security_groups: tuple[EfaSecurityGroupNeed, ...] = ()
 
 
 def exports(spec: CoreSpec, config: Config, facts: Facts) -> ComputeFacts:
@@ -38,4 +51,7 @@ def exports(spec: CoreSpec, config: Config, facts: Facts) -> ComputeFacts:
         runs_device_plugin=op.runs_device_plugin(bottlerocket),
         dcgm_exporter=op.dcgm_exporter.enabled, dcgm_service_monitor=op.dcgm_exporter.service_monitor,
         tolerations=op.tolerations, values_overrides=op.values_overrides,
+    ), efa_security_groups=tuple(
+        EfaSecurityGroupNeed(p.name, p.efa.zone, p.efa.security_group.model_dump(exclude_none=True) if p.efa.security_group else None)
+        for p in spec.node_pools if p.efa is not None
     ))

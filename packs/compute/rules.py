@@ -108,10 +108,41 @@ REMOVED_CHART_VALUE = Rule(
     "the override sets a chart value that the pinned chart no longer reads (a silent no-op or a failure)",
     "use the current key named in the message",
 )
+EFA_UNSUPPORTED = Rule(
+    "compute/efa-unsupported-instance",
+    "efa is set on a pool whose instance types include ones without EFA interfaces (the reference lists none for them), so their nodes never offer vpc.amazonaws.com/efa",
+    "list only instance types with EFA (strata catalog shows the EFA interfaces of each) or drop efa from the pool",
+)
+EFA_ZONE = Rule(
+    "compute/efa-zone",
+    "EFA traffic does not cross availability zones: an EFA pool spread over several zones splits one training job's nodes so they cannot reach each other over EFA",
+    "set efa.zone to one availability zone of the cluster's region (one zone per pool; make a second pool for another zone)",
+)
+EFA_SECURITY_GROUP = Rule(
+    "compute/efa-security-group",
+    "EFA needs a security group that allows all inbound and outbound traffic from and to itself; the cluster's discovered node groups do not have that rule, so EFA traffic is dropped",
+    "create the self-referencing security group (compute/infra/ states the rule) and name it in efa.securityGroup (id or tags)",
+)
+EFA_BY_LABEL = Rule(
+    "compute/efa-by-label",
+    "a pool label saying EFA (efa-enabled, vpc.amazonaws.com/efa.present) attaches no EFA interface, just as RAID0 instance storage does not; only EFA network interfaces do",
+    "drop the label and set efa: on the pool (strata then pins the zone, adds the security group and installs the EFA device plugin)",
+)
+CAPACITY_RESERVATION_UNUSED = Rule(
+    "compute/capacity-reservation-unused",
+    "Karpenter launches into a capacity reservation only with capacity type reserved and the reservedCapacity feature gate; otherwise the reservation sits idle while on-demand capacity is bought",
+    "add reserved to capacityTypes (and keep compute.karpenter.featureGates.reservedCapacity on) or drop efa.capacityReservations",
+)
+BANDWIDTH_EXCEEDS_INSTANCE = Rule(
+    "compute/bandwidth-exceeds-instance",
+    "the declared network bandwidth exceeds what the instance type provides; the reference's figure is the instance's aggregate over all its interfaces, so interfaces x bandwidth (p4d '4x400 Gbps', trn1n '16x1600 Gbps') double counts",
+    "declare at most the aggregate bandwidth strata catalog shows for the type (p4d.24xlarge 400 Gbps, trn1n.32xlarge 1600 Gbps, p5.48xlarge 3200 Gbps)",
+)
 
 RULES = (
     GPU_LABEL_MISMATCH, GPU_MEMORY_UNITS, UNKNOWN_INSTANCE, UNKNOWN_ACCELERATOR, ARCHITECTURE_MISMATCH, CONSOLIDATION_POLICY,
     CONSOLIDATE_AFTER, EXPIRE_AFTER_LOCATION, AMI_FAMILY, NODE_IDENTITY, CONTROLLER_IDENTITY,
     RESTRICTED_LABEL, STATIC_POOL, GPU_LIMIT, GPU_POOL_UNTAINTED, TAINT_NOT_TOLERATED, OPERATOR_MODES,
     DRIVER_ON_NVIDIA_AMI, DEVICE_PLUGIN_BOTTLEROCKET, SMOKE_TEST_POOL, REMOVED_CHART_VALUE,
+    EFA_UNSUPPORTED, EFA_ZONE, EFA_SECURITY_GROUP, EFA_BY_LABEL, CAPACITY_RESERVATION_UNUSED, BANDWIDTH_EXCEEDS_INSTANCE,
 )

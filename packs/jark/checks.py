@@ -324,6 +324,9 @@ def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], t
         yield from _check_placement(where, g, pools, quantity(g.cpu), quantity(g.memory), g.gpus, f"worker group {g.name!r} of {c.name!r}")
         if g.gpus and (why := images.without_cuda(image)):
             yield r.GPU_IMAGE_WITHOUT_CUDA.problem(image_path, f"worker group {g.name!r} of {c.name!r} holds GPUs with image {image!r}: {why}")
+        pool = pools.get(g.node_pool or "")
+        if pool is not None and pool.efa_interfaces and (why := images.without_efa(image)):
+            yield r.EFA_IMAGE_WITHOUT_LIBFABRIC.problem(image_path, f"worker group {g.name!r} of {c.name!r} gets EFA on pool {pool.pool.name!r} but runs {image!r}: {why}")
 
 
 def _check_params(path: tuple, params: dict[str, Any], worker: bool) -> Iterator[Problem]:

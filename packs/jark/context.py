@@ -12,7 +12,7 @@ from strata.pack import TEAM_LABEL, Facts, PoolFacts, all_pool_facts
 
 from . import images
 from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement
-from .resources import toleration_dicts
+from .resources import EFA, efa_env, toleration_dicts
 
 GPU = "nvidia.com/gpu"
 # scheduling.userPods.tolerations of the z2jh 4.4.0 chart. A profile's `tolerations` override
@@ -278,7 +278,15 @@ def _ray_pod(group: Any, pools: dict[str, PoolFacts], head: bool = False) -> dic
     limits = dict(resources)
     if group.gpus:
         limits[GPU] = str(group.gpus)  # KubeRay derives num-gpus from it
+    pool = pools.get(group.node_pool or "")
+    env: list[dict[str, str]] = []
+    if pool is not None and pool.efa_interfaces and not head:
+        # A worker on an EFA pool takes every EFA interface of its node (one worker per node,
+        # as distributed training runs), and the libfabric/NCCL settings that use them.
+        limits[EFA] = str(pool.efa_interfaces)  # extended resources: limits only, the kubelet copies them
+        env = efa_env(pool)
     return {
+        "env": env,
         "affinity": _node_affinity(pools.get(group.node_pool or "")),
         "tolerations": tolerations(group, pools),
         "resources": {"requests": resources, "limits": limits},

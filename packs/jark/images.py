@@ -57,3 +57,15 @@ def without_cuda(image: str) -> str | None:
     if hub == "pytorch/pytorch" and "cuda" not in tag:
         return f"PyTorch image tag {tag!r} is a CPU build; CUDA builds carry cudaXX.X in the tag"
     return None
+
+
+# Public images known to ship neither the EFA libfabric nor the aws-ofi-nccl NCCL plugin.
+_WITHOUT_EFA = ("rayproject/ray", "rayproject/ray-ml", "pytorch/pytorch")
+
+
+def without_efa(image: str) -> str | None:
+    """Why the image cannot drive EFA, for the public image families known to lack it."""
+    hub = _docker_hub_name(split(image)[0])
+    if hub in _WITHOUT_EFA or hub.startswith(("jupyter/", "quay.io/jupyter/")):
+        return f"{hub} images ship neither the EFA libfabric nor aws-ofi-nccl"
+    return None

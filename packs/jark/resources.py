@@ -70,3 +70,21 @@ def fit_problem(pool: PoolFacts, cpu: float, memory: float, gpus: int) -> str | 
 
 def toleration_dicts(items: Any) -> list[dict[str, Any]]:
     return [t.model_dump(exclude_none=True) for t in items]
+
+
+EFA = "vpc.amazonaws.com/efa"
+# Families whose EFA carries GPUDirect/Neuron RDMA (AWS EFA docs: P4d/P4de, P5*, P6*, Trn1/Trn1n/Trn2).
+_RDMA_FAMILIES = ("p4d", "p4de", "p5", "p5e", "p5en", "p6-", "p6e-", "trn1", "trn1n", "trn2")
+
+
+def efa_env(pool: PoolFacts) -> list[dict[str, str]]:
+    """The libfabric/NCCL environment for collective traffic over EFA (aws-ofi-nccl and the
+    Neuron runtime read the libfabric variables): the EFA provider, RDMA where the instance
+    supports it, fork safety for the data-loader and Ray worker processes that fork."""
+    env = [{"name": "FI_PROVIDER", "value": "efa"}, {"name": "FI_EFA_FORK_SAFE", "value": "1"}]
+    if pool.instance_types and all(t.family.startswith(_RDMA_FAMILIES) for t in pool.instance_types):
+        env.append({"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"})
+    if pool.nvidia:
+        # NCCL's network plugin from aws-ofi-nccl; without it NCCL silently falls back to TCP sockets.
+        env.append({"name": "NCCL_NET", "value": "AWS Libfabric"})
+    return sorted(env, key=lambda e: e["name"])

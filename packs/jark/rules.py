@@ -146,6 +146,11 @@ TEAM_GROUPS_OVERLAP = Rule(
     "give each team its own identity-provider groups",
     Severity.WARNING,
 )
+EFA_IMAGE_WITHOUT_LIBFABRIC = Rule(
+    "jark/efa-image-without-libfabric",
+    "a Ray worker on an EFA pool runs an image without the EFA libfabric and the aws-ofi-nccl plugin (rayproject/ray, pytorch/pytorch), so collectives cannot use EFA (strata sets NCCL_NET, so NCCL stops instead of crawling over TCP)",
+    "use an image with the EFA installer and aws-ofi-nccl (an AWS Deep Learning Container, or your build FROM rayproject/ray with them), or run the group on a pool without efa",
+)
 
 RULES = (
     GPU_NOT_SCHEDULABLE, TAINT_NOT_TOLERATED, REQUEST_EXCEEDS_POOL, GPU_IMAGE_WITHOUT_CUDA, UNPINNED_IMAGE,
@@ -153,4 +158,5 @@ RULES = (
     SECRET_IN_VALUES, DEPRECATED_CHART_VALUE, GPUS_FOR_EVERY_USER, TWO_LOAD_BALANCERS, ARGO_AUTH_MODE,
     ARGO_STATIC_CREDENTIALS, WORKFLOW_IDENTITY, UNKNOWN_REFERENCE, RAY_HEAD_TAKES_WORK, RAY_START_PARAMS,
     RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA, RAY_AUTHENTICATION, TEAM_GROUPS_OVERLAP, OPEN_LOAD_BALANCER,
+    EFA_IMAGE_WITHOUT_LIBFABRIC,
 )

@@ -82,6 +82,65 @@ class GpuClaims(StrictModel):
     count: PositiveInt | None = None
 
 
+AvailabilityZone = Annotated[str, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9][a-z]$")]
+Ec2Tags = Annotated[dict[Annotated[str, Field(min_length=1)], Annotated[str, Field(min_length=1)]], Field(min_length=1, max_length=20)]
+
+
+class SecurityGroupSelector(StrictModel):
+    """An EC2 security group by id or by tags (EC2NodeClass securityGroupSelectorTerms)."""
+
+    id: Annotated[str, Field(pattern=r"^sg-[0-9a-z]+$")] | None = None
+    tags: Ec2Tags | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> SecurityGroupSelector:
+        if (self.id is None) == (self.tags is None):
+            raise ValueError("set exactly one of id and tags")
+        return self
+
+
+class CapacityReservationSelector(StrictModel):
+    """An EC2 capacity reservation (ODCR or Capacity Block) by id or by tags
+    (EC2NodeClass capacityReservationSelectorTerms)."""
+
+    id: Annotated[str, Field(pattern=r"^cr-[0-9a-z]+$")] | None = None
+    tags: Ec2Tags | None = None
+    owner_id: Annotated[str, Field(pattern=r"^[0-9]{12}$")] | None = Field(None, alias="ownerID")
+
+    @model_validator(mode="after")
+    def _one(self) -> CapacityReservationSelector:
+        if (self.id is None) == (self.tags is None):
+            raise ValueError("set exactly one of id and tags")
+        if self.id is not None and self.owner_id is not None:
+            raise ValueError("ownerID selects reservations by tags; an id names one reservation already")
+        return self
+
+
+class PlacementGroupSelector(StrictModel):
+    """An existing EC2 cluster placement group by name or id (EC2NodeClass placementGroupSelector)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=255)] | None = None
+    id: Annotated[str, Field(pattern=r"^pg-[0-9a-z]+$")] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> PlacementGroupSelector:
+        if (self.name is None) == (self.id is None):
+            raise ValueError("set exactly one of name and id")
+        return self
+
+
+class Efa(StrictModel):
+    """Elastic Fabric Adapter for the pool's nodes. EFA traffic stays inside one availability
+    zone and needs a security group that allows all traffic to and from itself; the compute
+    pack pins the pool to ``zone``, adds ``securityGroup`` to the node class, installs the EFA
+    device plugin and states the security-group rule it needs (compute/infra/)."""
+
+    zone: AvailabilityZone | None = None  # required (compute/efa-zone); one zone per pool
+    security_group: SecurityGroupSelector | None = None  # required (compute/efa-security-group)
+    capacity_reservations: tuple[CapacityReservationSelector, ...] = ()
+    placement_group: PlacementGroupSelector | None = None
+
+
 class Kubelet(StrictModel):
     max_pods: PositiveInt | None = None
     system_reserved: dict[Literal["cpu", "memory", "ephemeral-storage", "pid"], str] | None = None
@@ -98,6 +157,10 @@ class NodePool(StrictModel):
     # AL2 and Ubuntu get an explanation rather than a bare enum error.
     ami_alias: Annotated[str, Field(pattern=r"^[a-zA-Z0-9]+@[a-zA-Z0-9.-]+$")] = "al2023@latest"
     gpu: GpuClaims | None = None
+    efa: Efa | None = None
+    # The network bandwidth the pool's workloads need, in Gbps: the instance's aggregate over all
+    # its interfaces (Karpenter's instance-network-bandwidth), never interfaces x per-interface speed.
+    network_bandwidth_gbps: Annotated[float, Field(gt=0)] | None = None
     taints: tuple[Taint, ...] = ()
     labels: dict[LabelKey, LabelValue] = {}
     limits: Limits | None = None

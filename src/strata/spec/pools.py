@@ -29,6 +29,14 @@ class PoolFacts:
         return any(t.accelerator and t.accelerator.manufacturer == "aws" for t in self.instance_types)
 
     @property
+    def efa_interfaces(self) -> int:
+        """The EFA interfaces every node of an EFA pool offers (the fewest of its instance
+        types); 0 when the pool does not set efa."""
+        if self.pool.efa is None:
+            return 0
+        return min((t.efa_interfaces for t in self.instance_types), default=0)
+
+    @property
     def max_gpus_per_node(self) -> int:
         """The most GPUs one node of this pool can offer (0 for CPU pools)."""
         return max((t.gpu.count for t in self.instance_types if t.gpu), default=0)
