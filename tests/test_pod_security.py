@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from golden_tree import golden_tree_names
-from test_linters import stand_ins, tree_objects
+from stand_ins import stand_ins
+from test_linters import tree_objects
 
 from strata import isolation
 

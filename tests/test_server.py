@@ -22,6 +22,7 @@ import pytest
 import yaml
 from conftest import EXAMPLES, REPO_ROOT, VALUES, render_clean, require_tool
 from reference import reference_dir
+from stand_ins import stand_ins
 
 from strata import pipeline
 from strata.cli.commands import pack_crd_sets
@@ -63,12 +64,83 @@ TREES = {
 }
 
 
+WORKLOADS = {"Job", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"}
+ENFORCE = "pod-security.kubernetes.io/enforce"
+
+
+def _write_pods(root: Path, files: list[str]) -> list[str]:
+    """Stand-in Pods for every pod template of the tree: those inside RayClusters, RayJobs and
+    WorkflowTemplates (tests/stand_ins.py; Argo steps with the executor containers the tree's
+    argo-workflows values give them) and those of Jobs and Deployments. Pod Security admission
+    only warns about a pod template but refuses a Pod: as Pods, the templates meet the enforce
+    level of their namespace. Written to stand-ins/, returned as tree files."""
+    docs = [yaml.safe_load((root / f).read_text()) for f in files]
+    argo_values = next((root / f for f in _values_files(root) if f.parent.name == "argo-workflows"), None)
+    executor = (yaml.safe_load(argo_values.read_text()) or {}).get("executor", {}) if argo_values else None
+    pods = []
+    for doc in docs:
+        pods += stand_ins(doc, executor=executor)
+        if doc["kind"] in WORKLOADS:
+            template = doc["spec"]["template"]
+            pods.append({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": f"{doc['kind'].lower()}-{doc['metadata']['name']}",
+                                      "namespace": doc["metadata"].get("namespace"),
+                                      "labels": dict((template.get("metadata") or {}).get("labels") or {})},
+                         "spec": template["spec"]})
+    out = []
+    for pod in pods:
+        path = f"stand-ins/{pod['metadata']['namespace']}/pod-{pod['metadata']['name']}.yaml"
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(yaml.safe_dump(pod, sort_keys=False))
+        out.append(path)
+    return out
+
+
+def _values_files(root: Path) -> list[Path]:
+    return sorted(p.relative_to(root) for p in root.glob("*/helm/*/values.yaml"))
+
+
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_tree_passes_the_api_server_without_a_warning(name, plane, tmp_path):
+    """Every object, and every pod template as a Pod in its namespace (so Pod Security refuses
+    what the namespace's enforce level does not admit, instead of warning)."""
     tree = render_clean(*_layers(*TREES[name]))
     files = _write(tree, tmp_path)
     assert files, "a tree without objects proves nothing"
-    assert plane.validate_tree(tmp_path, files, "out") == []
+    assert plane.validate_tree(tmp_path, [*files, *_write_pods(tmp_path, files)], "out") == []
+
+
+def test_team_pods_are_admitted_where_restricted_is_enforced_and_others_refused(plane, rendered_examples, tmp_path):
+    """The jark and DRA examples' team namespaces enforce Pod Security restricted; every Pod
+    strata makes there (Ray heads with the autoscaler, workers, the RayJob submitter, Argo steps
+    with their executor, DRA Jobs and Deployments) is admitted, and a Pod that breaks restricted
+    is refused."""
+    pods: list[str] = []
+    namespaces: list[str] = []
+    for example in ("jark", "ml-storage-dra"):
+        root = tmp_path / example
+        files = _write(rendered_examples[example], root)
+        teams = {}
+        for f in files:
+            doc = yaml.safe_load((root / f).read_text())
+            if doc["kind"] == "Namespace" and "strata.dev/team" in doc["metadata"].get("labels", {}):
+                teams[doc["metadata"]["name"]] = doc["metadata"]["labels"][ENFORCE]
+                namespaces.append(f"{example}/{f}")
+        assert teams and set(teams.values()) == {"restricted"}, teams
+        pods += [f"{example}/{p}" for p in _write_pods(root, files)
+                 if yaml.safe_load((root / p).read_text())["metadata"]["namespace"] in teams]
+    names = {Path(p).name for p in pods}
+    assert {"pod-raycluster-research-head.yaml", "pod-rayjob-finetune-llm-submitter.yaml",
+            "pod-workflowtemplate-dataflow-step-train.yaml", "pod-job-llm-finetune.yaml",
+            "pod-deployment-llm-inference.yaml"} <= names, names
+    head = next(p for p in pods if p.endswith("/pod-raycluster-research-head.yaml"))
+    assert [c["name"] for c in yaml.safe_load((tmp_path / head).read_text())["spec"]["containers"]] == ["ray-head", "autoscaler"]
+    assert plane.validate_tree(tmp_path, [*namespaces, *pods], "out") == []
+    # the counter-proof: the same head Pod, its autoscaler allowed to escalate, is refused
+    _edit(tmp_path / head, lambda d: d["spec"]["containers"][1]["securityContext"].update(allowPrivilegeEscalation=True))
+    problems = plane.validate_tree(tmp_path, [*namespaces, head], "out")
+    assert [(p.where, p.is_error) for p in problems] == [(f"out/{head}: Pod/research/raycluster-research-head", True)], problems
+    assert 'violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "autoscaler"' in problems[0].message
 
 
 def test_hydrated_releases_are_dry_run_too(plane, strata, tmp_path):

@@ -270,10 +270,38 @@ def _node_affinity(pool: PoolFacts | None) -> dict[str, Any] | None:
 # group users (100); fsGroup makes mounted claims writable for it.
 RAY_POD_SECURITY = {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 100, "fsGroup": 100,
                     "seccompProfile": {"type": "RuntimeDefault"}}
-CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}}
+# The root file system stays read-only; Ray writes only here: /tmp holds the session directory
+# (/tmp/ray: logs, spilled objects, runtime environments and job working directories), and
+# ~/.cache the pip, Hugging Face and PyTorch caches. The Python environment under /home/ray
+# stays read-only.
+RAY_SCRATCH = (("ray-tmp", "/tmp"), ("ray-cache", "/home/ray/.cache"))
+# The head pod mounts no service-account token: only the autoscaler sidecar KubeRay injects
+# calls the API (it scales worker groups), and it alone mounts this volume, which is exactly
+# what automounting would give every container (Ray's autoscaler reads the token and CA from
+# the standard path). 3607 seconds is the automount's own request, which the API server extends
+# the same way.
+API_TOKEN_VOLUME = "autoscaler-api-token"
+API_TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+API_TOKEN_SOURCES = [
+    {"serviceAccountToken": {"path": "token", "expirationSeconds": 3607}},
+    {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+    {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}},
+]
+# KubeRay's own defaults for the RayJob submitter container (it runs `ray job submit` against
+# the head's dashboard, never the Kubernetes API).
+SUBMITTER_RESOURCES = {"requests": {"cpu": "500m", "memory": "200Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
 
 
-def _ray_pod(group: Any, pools: dict[str, PoolFacts], head: bool = False) -> dict[str, Any]:
+def _scratch_volumes() -> list[dict[str, Any]]:
+    return [{"name": name, "emptyDir": {}} for name, _ in RAY_SCRATCH]
+
+
+def _scratch_mounts() -> list[dict[str, Any]]:
+    return [{"name": name, "mountPath": path} for name, path in RAY_SCRATCH]
+
+
+def _ray_pod(group: Any, pools: dict[str, PoolFacts], data: list[dict[str, Any]], head: bool = False) -> dict[str, Any]:
     resources = {"cpu": group.cpu, "memory": group.memory}
     limits = dict(resources)
     if group.gpus:
@@ -285,6 +313,10 @@ def _ray_pod(group: Any, pools: dict[str, PoolFacts], head: bool = False) -> dic
         # as distributed training runs), and the libfabric/NCCL settings that use them.
         limits[EFA] = str(pool.efa_interfaces)  # extended resources: limits only, the kubelet copies them
         env = efa_env(pool)
+    volumes = _scratch_volumes()
+    if head:
+        volumes.append({"name": API_TOKEN_VOLUME, "projected": {"sources": API_TOKEN_SOURCES}})
+    volumes += [{"name": v["name"], "persistentVolumeClaim": {"claimName": v["claim"], "readOnly": v["read_only"]}} for v in data]
     return {
         "env": env,
         "affinity": _node_affinity(pools.get(group.node_pool or "")),
@@ -292,15 +324,15 @@ def _ray_pod(group: Any, pools: dict[str, PoolFacts], head: bool = False) -> dic
         "resources": {"requests": resources, "limits": limits},
         "pod_security": RAY_POD_SECURITY,
         "container_security": CONTAINER_SECURITY,
-        # The head's autoscaler sidecar (KubeRay injects it) scales workers through the API;
-        # workers never call it.
-        "service_account_token": head,
+        "volume_mounts": _scratch_mounts() + [{"name": v["name"], "mountPath": v["mount_path"], "readOnly": v["read_only"]} for v in data],
+        "volumes": volumes,
     }
 
 
 def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict[str, str]) -> dict[str, Any]:
-    volumes = [{"name": f"data-{i}", "claim": v.claim.rpartition("/")[2], "mount_path": v.mount_path, "read_only": v.read_only}
-               for i, v in enumerate(c.volumes)]
+    data = [{"name": f"data-{i}", "claim": v.claim.rpartition("/")[2], "mount_path": v.mount_path, "read_only": v.read_only}
+            for i, v in enumerate(c.volumes)]
+    head = _ray_pod(c.head, pools, data, head=True)
     return {
         "name": c.name,
         "namespace": namespaces.get(c.team, c.team),
@@ -308,14 +340,29 @@ def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict
         "ray_version": c.ray_version or ray.ray_version,
         "idle_timeout_seconds": c.idle_timeout_seconds,
         "auth_mode": c.authentication,
+        "autoscaler": {
+            "security": CONTAINER_SECURITY,
+            "volume_mounts": [{"name": "ray-tmp", "mountPath": "/tmp"},
+                              {"name": API_TOKEN_VOLUME, "mountPath": API_TOKEN_PATH, "readOnly": True}],
+        },
         # num-cpus "0": the head schedules no tasks or actors; it runs GCS, the dashboard and the autoscaler.
-        "head": {**_ray_pod(c.head, pools, head=True), "params": {**_strings(c.head.ray_start_params), "num-cpus": "0"}},
+        "head": {**head, "params": {**_strings(c.head.ray_start_params), "num-cpus": "0"}},
         "workers": [{
-            **_ray_pod(g, pools),
+            **_ray_pod(g, pools, data),
             "name": g.name, "min": g.min_replicas, "max": g.max_replicas,
             "params": _strings(g.ray_start_params),
         } for g in c.worker_groups],
-        "volumes": volumes,
+        # The RayJob submitter: next to the head (its image is already there), restricted,
+        # read-only with /tmp for the Ray CLI, no token.
+        "submitter": {
+            "affinity": head["affinity"],
+            "tolerations": head["tolerations"],
+            "resources": SUBMITTER_RESOURCES,
+            "pod_security": RAY_POD_SECURITY,
+            "container_security": CONTAINER_SECURITY,
+            "volume_mounts": [{"name": "ray-tmp", "mountPath": "/tmp"}],
+            "volumes": [{"name": "ray-tmp", "emptyDir": {}}],
+        },
     }
 
 

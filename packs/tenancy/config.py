@@ -15,9 +15,11 @@ Cidr = Annotated[str, Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$")
 
 
 class PodSecurity(StrictModel):
-    # baseline is what notebook, Ray and Argo executor pods pass without per-image tuning;
-    # warn and audit at restricted show teams what a stricter level would reject.
-    enforce: PodSecurityLevel = "baseline"
+    # Every pod template strata writes into team namespaces (Ray heads, workers and RayJob
+    # submitters, Argo steps and executors, DRA workloads) passes restricted, and the tests dry-run
+    # them on a real API server enforcing it. A team's own Pods must then run as non-root with
+    # seccomp RuntimeDefault, drop ALL capabilities and disallow privilege escalation.
+    enforce: PodSecurityLevel = "restricted"
     warn: PodSecurityLevel = "restricted"
     audit: PodSecurityLevel = "restricted"
 

@@ -5,7 +5,7 @@ from strata.pack import Rule, Severity
 PRIVILEGED_NAMESPACE = Rule(
     "tenancy/privileged-namespace",
     "Pod Security level privileged lets any team Pod run privileged, mount the host and take over its node",
-    "enforce baseline (the default) or restricted; run the few Pods that need more in a platform namespace",
+    "enforce restricted (the default) or baseline; run the few Pods that need more in a platform namespace",
     Severity.WARNING,
 )
 TEAM_WITHOUT_GROUPS = Rule(
