@@ -9,6 +9,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,16 @@ def require_tool(name: str) -> None:
         if os.environ.get("STRATA_REQUIRE_TOOLS") == "1":
             pytest.fail(f"{exc} (and STRATA_REQUIRE_TOOLS=1)", pytrace=False)
         pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def render_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Render records (output/rendered.py) of every CLI run in the tests go to a directory of
+    this session, never into the user's cache."""
+    cache = tmp_path_factory.mktemp("rendered")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STRATA_RENDER_CACHE", str(cache))
+        yield cache
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import pytest
 
 from strata import cli, pipeline
 from strata.errors import PackError
-from strata.packs import loader
+from strata.packs import entry, loader
 from strata.packs.loader import discover, load_pack
 
 SPEC = """\
@@ -58,9 +58,9 @@ def install(tmp_path, monkeypatch):
         root = write_pack(site / module, **pack)
         (root / "__init__.py").write_text("")
         monkeypatch.syspath_prepend(str(site))
-        builtin = list(loader.entry_points(group=loader.GROUP))
-        probe = EntryPoint(name=pack.get("name", "probe"), value=module, group=loader.GROUP)
-        monkeypatch.setattr(loader, "entry_points", lambda group: [*builtin, probe])
+        builtin = list(entry.entry_points(group=entry.GROUP))
+        probe = EntryPoint(name=pack.get("name", "probe"), value=module, group=entry.GROUP)
+        monkeypatch.setattr(entry, "entry_points", lambda group: [*builtin, probe])
         discover.cache_clear()
         return root
 

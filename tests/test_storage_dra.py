@@ -16,6 +16,7 @@ from reference import reference_dir
 
 from strata import pipeline
 from strata.packs.loader import discover
+from strata.render import engine
 from strata.validate import kubeconform
 from strata.validate.schema_store import import_crds
 
@@ -49,7 +50,7 @@ def _unknown_keys(values: Any, reference: Any, prefix: str = "") -> list[str]:
 def test_chart_values_keys_exist_in_reference_values(spec):
     loaded = _load(spec)
     assert not pipeline.has_errors(loaded.problems), [p.format() for p in loaded.problems]
-    releases = [r for r in pipeline.engine.render(loaded.spec, loaded.packs).releases if r.pack in CHART_PACKS]
+    releases = [r for r in engine.render(loaded.spec, loaded.packs).releases if r.pack in CHART_PACKS]
     assert releases or "gpu-cluster" in spec.stem
     for r in releases:
         chart = reference_dir() / "chart-values" / f"{r.release.chart}-{r.release.version}" / "values.yaml"
@@ -60,14 +61,14 @@ def test_chart_values_keys_exist_in_reference_values(spec):
 
 def test_example_installs_each_csi_driver_and_the_dra_driver_once():
     loaded = _load(EXAMPLE)
-    charts = sorted(r.release.chart for r in pipeline.engine.render(loaded.spec, loaded.packs).releases)
+    charts = sorted(r.release.chart for r in engine.render(loaded.spec, loaded.packs).releases)
     assert charts == ["aws-efs-csi-driver", "aws-fsx-csi-driver", "aws-mountpoint-s3-csi-driver",
                       "dra-driver-nvidia-gpu", "gpu-operator", "karpenter"]
 
 
 def test_gpu_cluster_mode_installs_no_standalone_dra_driver():
     loaded = _load(CASES / "valid" / "dra-gpu-cluster.yaml")
-    charts = {r.release.chart for r in pipeline.engine.render(loaded.spec, loaded.packs).releases}
+    charts = {r.release.chart for r in engine.render(loaded.spec, loaded.packs).releases}
     assert "dra-driver-nvidia-gpu" not in charts and "gpu-operator" in charts
 
 
@@ -84,7 +85,7 @@ def test_example_at_kubernetes_1_33_fails_with_the_dra_version_rule_not_a_schema
 
 def test_dra_objects_use_the_v1_api_and_the_v1_request_shape():
     loaded = _load(EXAMPLE)
-    objects = [o.body for o in pipeline.engine.render(loaded.spec, loaded.packs).objects if o.pack == "dra"]
+    objects = [o.body for o in engine.render(loaded.spec, loaded.packs).objects if o.pack == "dra"]
     dra = [o for o in objects if o["apiVersion"].startswith("resource.k8s.io/")]
     assert dra and {o["apiVersion"] for o in dra} == {"resource.k8s.io/v1"}
     for template in (o for o in dra if o["kind"] == "ResourceClaimTemplate"):
@@ -94,7 +95,7 @@ def test_dra_objects_use_the_v1_api_and_the_v1_request_shape():
 
 def test_dra_pods_claim_gpus_without_device_plugin_limits():
     loaded = _load(EXAMPLE)
-    pods = [o.body["spec"]["template"]["spec"] for o in pipeline.engine.render(loaded.spec, loaded.packs).objects
+    pods = [o.body["spec"]["template"]["spec"] for o in engine.render(loaded.spec, loaded.packs).objects
             if o.pack == "dra" and o.kind in ("Job", "Deployment")]
     assert len(pods) == 3
     for pod in pods:
@@ -130,7 +131,7 @@ def test_compute_domain_satisfies_both_crd_copies(crd_set, tmp_path):
     # No catalog instance type has multi-node NVLink, so the rule fires; the template is
     # still rendered here to check its shape against both CRDs.
     assert {p.rule for p in loaded.problems} == {"dra/compute-domain-nvlink"}
-    domains = [o for o in pipeline.engine.render(loaded.spec, loaded.packs).objects if o.kind == "ComputeDomain"]
+    domains = [o for o in engine.render(loaded.spec, loaded.packs).objects if o.kind == "ComputeDomain"]
     assert [d.body["spec"]["numNodes"] for d in domains] == [0]
     (tmp_path / "cd.yaml").write_text(yaml.safe_dump(domains[0].body))
     store = tmp_path / "store"
@@ -140,7 +141,7 @@ def test_compute_domain_satisfies_both_crd_copies(crd_set, tmp_path):
 
 def test_storage_classes_of_the_example_have_only_string_parameters():
     loaded = _load(EXAMPLE)
-    classes = [o.body for o in pipeline.engine.render(loaded.spec, loaded.packs).objects if o.kind == "StorageClass"]
+    classes = [o.body for o in engine.render(loaded.spec, loaded.packs).objects if o.kind == "StorageClass"]
     assert len(classes) == 3
     for sc in classes:
         assert all(isinstance(v, str) for v in sc["parameters"].values()), sc
@@ -148,7 +149,7 @@ def test_storage_classes_of_the_example_have_only_string_parameters():
 
 def test_every_claim_is_in_the_namespace_of_the_pods_that_mount_it():
     loaded = _load(EXAMPLE)
-    objects = [o for o in pipeline.engine.render(loaded.spec, loaded.packs).objects]
+    objects = [o for o in engine.render(loaded.spec, loaded.packs).objects]
     claims = {(o.namespace, o.name) for o in objects if o.kind == "PersistentVolumeClaim"}
     mounted = {(o.namespace, v["persistentVolumeClaim"]["claimName"])
                for o in objects if o.kind in ("Job", "Deployment")

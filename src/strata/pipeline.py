@@ -17,24 +17,25 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from strata import __version__, catalog, hydrate, isolation, overrides, rules, secrets, waivers as waiver_lib
+from strata import __version__, rules
 from strata.errors import UsageError
-from strata.output import lock as lockfile, repository, tree as output_tree, writer
-from strata.output.layout import HELM_DIR, KUSTOMIZATION
-from strata.output.lock import LOCK_NAME, Lock, PackEntry
-from strata.packs import facts as pack_facts, paths as pack_paths
-from strata.packs.contract import Pack
-from strata.packs.facts import PackFacts
-from strata.packs.loader import discover
+from strata.output import rendered
+from strata.output.layout import HELM_DIR, KUSTOMIZATION, LOCK_NAME
 from strata.problems import Problem, has_errors, sorted_problems
-from strata.render import engine
 from strata.rules import Rule
-from strata.spec import sources as spec_sources, validate as spec_validate
-from strata.spec.model import SUPPORTED_KUBERNETES
 from strata.validate import record
-from strata.validate.tree import validate as validate_tree_files
+
+# The steps import what they run when they run it (pydantic models, Jinja, the packs): a
+# `render --check` that a render record proves current needs none of it (output/rendered.py).
+if TYPE_CHECKING:
+    from strata import waivers as waiver_lib
+    from strata.output import writer
+    from strata.output.lock import Lock
+    from strata.packs.contract import Pack
+    from strata.packs.facts import PackFacts
+    from strata.spec import sources as spec_sources
 
 
 @dataclasses.dataclass
@@ -51,6 +52,12 @@ class Loaded:
 def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None, out_dir: Path | None = None) -> Loaded:
     """Merge the layers, validate them and run every policy check; problems are collected.
     With ``out_dir``, spec fields naming the tree's place in Git are checked against it."""
+    from strata import waivers as waiver_lib
+    from strata.output import repository
+    from strata.packs import facts as pack_facts
+    from strata.packs.loader import discover
+    from strata.spec import sources as spec_sources, validate as spec_validate
+
     packs = discover() if packs is None else packs
     layers = spec_sources.load_layers(files)
     problems = list(layers.problems)
@@ -74,6 +81,10 @@ def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None, 
 
 
 def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) -> list[Problem]:
+    from strata import overrides
+    from strata.packs import facts as pack_facts, paths as pack_paths
+    from strata.spec.model import SUPPORTED_KUBERNETES
+
     facts = facts if facts is not None else pack_facts.compute(spec, packs)
     core = pack_facts.core_spec(spec)
     problems: list[Problem] = []
@@ -84,7 +95,7 @@ def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) ->
     problems.extend(_check_region(spec.cluster.region))
     minor = _minor(version)
     for pack in packs:
-        config = engine.pack_config(spec, pack)
+        config = pack_facts.pack_config(spec, pack)
         if config is None:
             continue
         low, high = pack.manifest.kubernetes
@@ -104,6 +115,8 @@ def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) ->
 
 
 def _check_region(region: str) -> list[Problem]:
+    from strata import catalog
+
     if region in catalog.regions():
         return []
     close = catalog.suggest_region(region)
@@ -155,6 +168,8 @@ class Validation:
 
     def offline(self, target: Target) -> list[Problem]:
         """kubeconform (strict, schema store) over every manifest, and kustomize build."""
+        from strata.validate.tree import validate as validate_tree_files
+
         return validate_tree_files(target.root, target.manifests, target.lock.kubernetes_version, self.schema_store, target.display)
 
 
@@ -174,6 +189,9 @@ class RenderRequest:
     check: bool = False  # write nothing; report drift against the tree on disk
     validation: Validation | None = None  # None only for an explicit --no-validate
     hydration: Hydration | None = None
+    # Where render records are kept (output/rendered.py): a check whose inputs a record
+    # names proves the tree current without loading the spec. None: no records.
+    render_cache: Path | None = None
 
 
 # --- what a run produced ------------------------------------------------------------------
@@ -214,19 +232,72 @@ class Produced:
 
 def render_tree(request: RenderRequest) -> Outcome:
     """`strata render`: load, check, render, hydrate, plan, validate, then write or check."""
+    key = _inputs_key(request)
+    if request.check and key is not None:
+        proven = check_recorded(request, key)
+        if proven is not None:
+            return proven
     loaded = load(request.specs, out_dir=request.out_dir)
     if has_errors(loaded.problems):
         return Outcome(request.out_dir, loaded.problems)
     previous = read_previous(request.out_dir)
     if request.check and previous is not None and unchanged(request, loaded, previous):
-        return check_unchanged(request.out_dir, loaded, previous, request.validation)
+        outcome = check_unchanged(request.out_dir, loaded, previous, request.validation)
+        if not outcome.failed:
+            _remember(request, key, (request.out_dir / LOCK_NAME).read_bytes(), previous.digests, loaded.problems, outcome.objects)
+        return outcome
     produced = produce(loaded, previous, request.hydration)
     produced = dataclasses.replace(produced, problems=sorted_problems([*loaded.problems, *produced.problems]))  # spec warnings
     if has_errors(produced.problems):
         return Outcome(request.out_dir, produced.problems)
     if request.check:
         return check_tree(request.out_dir, produced, previous, request.validation)
-    return write_tree(request.out_dir, produced, previous, request.validation)
+    outcome = write_tree(request.out_dir, produced, previous, request.validation)
+    if outcome.plan is not None and not has_errors(outcome.problems):
+        _remember(request, key, produced.files[LOCK_NAME], _owned_digests(request.out_dir, produced), loaded.problems, outcome.objects)
+    return outcome
+
+
+def _inputs_key(request: RenderRequest) -> str | None:
+    if request.render_cache is None:
+        return None
+    hydration = (request.hydration.chart_cache, request.hydration.schema_store) if request.hydration else None
+    return rendered.inputs_key(request.specs, request.out_dir, hydration)
+
+
+def check_recorded(request: RenderRequest, key: str) -> Outcome | None:
+    """--check of a tree that a render record proves current (output/rendered.py): the
+    spec's problems as that render printed them, and no validation when the same tree
+    already validated with the same validators, binaries and schemas. None: check fully."""
+    assert request.render_cache is not None
+    proven = rendered.current(request.render_cache, key, request.out_dir)
+    if proven is None:
+        return None
+    if request.validation and not record.recorded(request.validation.record_key(proven.lock), request.validation.schema_store):
+        return None  # the full check validates (and records it)
+    return Outcome(request.out_dir, sorted_problems(proven.problems), objects=proven.objects, checked=True,
+                   validated=request.validation is not None)
+
+
+def _remember(request: RenderRequest, key: str | None, lock: bytes, digests: dict[str, str], problems: list[Problem],
+              objects: int) -> None:
+    if request.render_cache is not None:
+        rendered.remember(request.render_cache, key, lock, digests, problems, objects)
+
+
+def _owned_digests(out_dir: Path, produced: Produced) -> dict[str, str]:
+    """The digest of every file the written tree's lock owns but the lock: rendered files
+    from the lock, hydrated output from this run or, kept from an earlier one, from disk."""
+    digests = dict(produced.lock.digests)
+    for rel in produced.lock.hydrated_files:
+        content = produced.files.get(rel)
+        if content is None:
+            try:
+                content = (out_dir / rel).read_bytes()
+            except OSError:
+                continue  # not on disk: the record cannot vouch for it, a check renders
+        digests[rel] = rendered.digest(content)
+    return digests
 
 
 def unchanged(request: RenderRequest, loaded: Loaded, previous: Lock) -> bool:
@@ -234,8 +305,10 @@ def unchanged(request: RenderRequest, loaded: Loaded, previous: Lock) -> bool:
     the lock was written by this strata version from this spec with these packs, and every
     file it owns has the digest it records. Anything else (hydration, a lock without
     digests, a hand edit, a missing or extra owned file) renders and diffs as usual."""
+    from strata.packs.facts import pack_config
+
     spec = loaded.spec
-    enabled = sorted((p.name, p.version, p.source) for p in loaded.packs if engine.pack_config(spec, p) is not None)
+    enabled = sorted((p.name, p.version, p.source) for p in loaded.packs if pack_config(spec, p) is not None)
     if (previous.strata_version != __version__ or previous.spec_digest != loaded.digest
             or [(p.name, p.version, p.source) for p in previous.packs] != enabled
             or request.hydration is not None or previous.hydrated or not previous.digests
@@ -248,7 +321,7 @@ def unchanged(request: RenderRequest, loaded: Loaded, previous: Lock) -> bool:
                 return False
         for rel, expected in previous.digests.items():
             with open(os.path.join(out, rel), "rb") as f:
-                if lockfile.digest(f.read()) != expected:
+                if rendered.digest(f.read()) != expected:
                     return False
     except OSError:
         return False
@@ -272,6 +345,8 @@ def check_unchanged(out_dir: Path, loaded: Loaded, previous: Lock, validation: V
 
 
 def read_previous(out_dir: Path) -> Lock | None:
+    from strata.output import lock as lockfile
+
     return lockfile.read(out_dir) if out_dir.is_dir() else None
 
 
@@ -279,6 +354,12 @@ def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None =
     """The whole output tree in memory, hydrated when asked. Hydrated output a previous lock
     records stays owned (and on disk) while its release's chart version and values are
     unchanged."""
+    from strata import hydrate, isolation, secrets
+    from strata.output import lock as lockfile, tree as output_tree
+    from strata.output.lock import Lock, PackEntry
+    from strata.packs import facts as pack_facts
+    from strata.render import engine
+
     spec = loaded.spec
     assert spec is not None, "produce() takes a spec that loaded"
     version = spec.cluster.kubernetes_version
@@ -324,6 +405,8 @@ def render(loaded: Loaded, previous: Lock | None = None) -> tuple[dict[str, byte
 def write_tree(out_dir: Path, produced: Produced, previous: Lock | None, validation: Validation | None) -> Outcome:
     """Plan, stage the tree beside the output, validate it there, then move it in. Nothing
     is written when validation finds an error."""
+    from strata.output import writer
+
     the_plan = writer.plan(out_dir, produced.files, produced.lock.owned, previous)
     problems = list(produced.problems)
     # Unvalidated, only what changes is staged: unchanged files are neither written nor touched.
@@ -344,6 +427,8 @@ def write_tree(out_dir: Path, produced: Produced, previous: Lock | None, validat
 def check_tree(out_dir: Path, produced: Produced, previous: Lock | None, validation: Validation | None) -> Outcome:
     """--check: the drift between the tree on disk and the rendered one, and the same
     validation as a render, so a green check means current and valid. Writes nothing."""
+    from strata.output import writer
+
     drift = writer.diff(out_dir, produced.files, produced.lock.owned, previous)
     problems = list(produced.problems)
     if validation:
@@ -369,6 +454,8 @@ def _objects(lock: Lock) -> int:
 
 def hydrate_tree(out_dir: Path, hydration: Hydration, validation: Validation | None) -> Outcome:
     """`strata hydrate DIR`: add helm template output to a tree rendered earlier."""
+    from strata import hydrate
+
     previous = rendered_lock(out_dir)
     files, lock, problems = hydrate.hydrate_tree(out_dir, previous, hydration.chart_cache, hydration.schema_store)
     if problems:
@@ -385,6 +472,8 @@ def validate_tree(out_dir: Path, validation: Validation) -> Outcome:
 
 
 def rendered_lock(out_dir: Path, hint: str = "run strata render first") -> Lock:
+    from strata.output import lock as lockfile
+
     previous = lockfile.read(out_dir)
     if previous is None or not previous.kubernetes_version:
         raise UsageError(f"{out_dir} has no {LOCK_NAME}; {hint}")

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import click
 
-from strata import __version__, hydrate as hydrate_lib, pipeline, rules as core_rules
+from strata import __version__, pipeline, rules as core_rules
 from strata.cli.report import echo_problems
 from strata.errors import CheckFailed, ProblemsFound, UsageError
-from strata.packs.loader import discover
+from strata.output import rendered
 from strata.problems import has_errors
-from strata.validate import schema_store as store_lib, server as api_server
+from strata.validate import schema_store as store_lib
+
+# Imported where a command needs them (hydrate, the API server, the packs): a render --check
+# proven current by its record loads none of them.
 
 _format = "text"
 
@@ -74,7 +77,8 @@ def render(files: tuple[Path, ...], out_dir: Path, check: bool, no_validate: boo
         out_dir=out_dir,
         check=check,
         validation=None if no_validate else _validation(store, server, crds_dir),
-        hydration=pipeline.Hydration(chart_cache or hydrate_lib.default_chart_cache(), store) if with_hydration else None,
+        hydration=pipeline.Hydration(chart_cache or _default_chart_cache(), store) if with_hydration else None,
+        render_cache=rendered.default_cache(),
     ))
     if outcome.checked:
         _report_check(outcome, fmt)
@@ -95,8 +99,18 @@ def schema_store_default() -> Path:
     return store_lib.default_store()
 
 
+def _default_chart_cache() -> Path:
+    from strata import hydrate as hydrate_lib
+
+    return hydrate_lib.default_chart_cache()
+
+
 def _validation(store: Path, server: bool, crds_dir: Path | None) -> pipeline.Validation:
-    return pipeline.Validation(store, server=api_server.ServerValidation(crds_dir) if server else None)
+    if not server:
+        return pipeline.Validation(store)
+    from strata.validate import server as api_server
+
+    return pipeline.Validation(store, server=api_server.ServerValidation(crds_dir))
 
 
 def _report_check(outcome: pipeline.Outcome, fmt: str) -> None:
@@ -131,6 +145,8 @@ def validate(out_dir: Path, server: bool, crds_dir: Path | None, schema_store: P
         raise ProblemsFound(outcome.problems)
     echo_problems(outcome.problems, fmt, {"files": outcome.objects})
     if fmt == "text":
+        from strata.validate import server as api_server
+
         on_server = f" (and on kube-apiserver {api_server.versions()['kube-apiserver']})" if server else ""
         click.echo(f"{out_dir}: {outcome.objects} objects valid{on_server}", err=True)
 
@@ -148,7 +164,7 @@ chart_cache_option = click.option("--charts", "chart_cache", type=click.Path(fil
 def hydrate(out_dir: Path, chart_cache: Path | None, no_validate: bool, schema_store: Path | None, fmt: str) -> None:
     """Add `helm template` output of every pinned release to a rendered tree (offline)."""
     store = schema_store or schema_store_default()
-    outcome = pipeline.hydrate_tree(out_dir, pipeline.Hydration(chart_cache or hydrate_lib.default_chart_cache(), store),
+    outcome = pipeline.hydrate_tree(out_dir, pipeline.Hydration(chart_cache or _default_chart_cache(), store),
                                     None if no_validate else pipeline.Validation(store))
     _report_written(outcome, fmt)
 
@@ -163,7 +179,9 @@ def charts() -> None:
 @chart_cache_option
 def charts_pull(out_dir: Path, chart_cache: Path | None) -> None:
     """Download (helm pull) the pinned chart of every release in a rendered tree's lock."""
-    cache = chart_cache or hydrate_lib.default_chart_cache()
+    from strata import hydrate as hydrate_lib
+
+    cache = chart_cache or _default_chart_cache()
     fetched = hydrate_lib.pull(cache, pipeline.rendered_lock(out_dir))
     click.echo(f"{cache}: {len(fetched)} chart(s) pulled", err=True)
 
@@ -177,6 +195,8 @@ def packs() -> None:
 @format_option
 def packs_list(fmt: str) -> None:
     """Show every pack: name, version, source."""
+    from strata.packs.loader import discover
+
     found = discover()
     if fmt == "json":
         click.echo(json.dumps([{"name": p.name, "version": p.version, "source": p.source, "layer": p.manifest.layer,
@@ -244,6 +264,8 @@ def schemas_import(sources: tuple[str, ...], pack_crds: Path | None, schema_stor
 
 def pack_crd_sets(directory: Path) -> list[Path]:
     """The CRD set directories (pack.yaml `crds`) of every installed pack."""
+    from strata.packs.loader import discover
+
     sets = sorted({s for pack in discover() for s in pack.manifest.crds})
     missing = [s for s in sets if not (directory / s).is_dir()]
     if missing:

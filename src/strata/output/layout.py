@@ -3,8 +3,12 @@ Helm releases under <layer>/helm/<release>/, a kustomization.yaml in every direc
 
 from __future__ import annotations
 
-from strata.render.objects import RenderedObject
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:  # imported by light commands: the objects' module pulls in the pack contract
+    from strata.render.objects import RenderedObject
+
+LOCK_NAME = "strata.lock"
 KUSTOMIZATION = "kustomization.yaml"
 HELM_DIR = "helm"
 HYDRATED_DIR = "hydrated"

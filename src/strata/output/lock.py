@@ -13,9 +13,9 @@ from pydantic import AfterValidator
 
 from strata import yamlio
 from strata.errors import OutputError
+from strata.output.layout import LOCK_NAME
 from strata.spec.base import StrictModel
 
-LOCK_NAME = "strata.lock"
 HEADER = "# strata.lock: written by strata. It lists the files strata owns in this directory.\n"
 # Written first by an interrupted-safe write (output/writer.py): it claims every old and new path.
 CLAIM_HEADER = "# strata.lock: a write is in progress or was interrupted; run strata render again.\n"

@@ -9,39 +9,14 @@ import importlib.util
 import sys
 import types
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from strata import overrides, yamlio
 from strata.errors import PackError
-from strata.packs import conformance
+from strata.packs import conformance, entry
 from strata.packs.contract import Pack, PackManifest
-
-GROUP = "strata.packs"
-
-
-def _pack_dir(ep: EntryPoint) -> Path:
-    try:
-        target = ep.load()
-    except Exception as exc:  # third-party code: any failure is that pack's load error
-        raise PackError(f"pack {ep.name!r} ({ep.value}) failed to import: {exc}") from exc
-    if isinstance(target, types.ModuleType):
-        if not target.__file__:
-            raise PackError(f"pack {ep.name!r}: module {ep.value} has no directory")
-        return Path(target.__file__).resolve().parent
-    if isinstance(target, (str, Path)):
-        return Path(target)
-    raise PackError(f"pack {ep.name!r}: entry point {ep.value} must name a module or a directory")
-
-
-def _source(ep: EntryPoint) -> str:
-    dist = ep.dist
-    if dist is None or dist.name == "strata":
-        return "builtin"
-    return f"{dist.name} {dist.version}"
-
 
 MODULE_NAMESPACE = "strata.packs.imported"
 
@@ -106,13 +81,13 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
 def discover() -> tuple[Pack, ...]:
     """Every installed pack, ordered so that required packs come first, then by name."""
     found: dict[str, Pack] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
-        source = _source(ep)
+    for ep in entry.entries():
+        source = entry.source(ep)
         if ep.name in found:
             if found[ep.name].source == "builtin" or source == "builtin":
                 raise PackError(f"pack {ep.name!r} from {source} would shadow the built-in pack of that name")
             raise PackError(f"pack {ep.name!r} is installed twice ({found[ep.name].source}, {source})")
-        found[ep.name] = load_pack(_pack_dir(ep), source, expected_name=ep.name)
+        found[ep.name] = load_pack(entry.pack_dir(ep), source, expected_name=ep.name)
     return order(found)
 
 

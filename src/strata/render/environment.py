@@ -11,6 +11,8 @@ from typing import Any
 
 import jinja2
 
+from strata.packs.entry import shared_templates_dir
+
 # Characters JSON leaves raw but YAML does not accept in a document (DEL, C1 controls, lone
 # surrogates, the two non-characters): JSON's \uXXXX escape means the same in YAML.
 _NOT_YAML_PRINTABLE = re.compile("[\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -28,12 +30,6 @@ def _json(value: Any) -> str:
 
 def _quote(value: Any) -> str:
     return _dumps(str(value))
-
-
-def shared_templates_dir() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    packaged = here / "_shared_templates"
-    return packaged if packaged.is_dir() else here.parents[1] / "templates"
 
 
 @cache
