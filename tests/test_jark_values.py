@@ -1,7 +1,8 @@
 """The chart values the jark pack writes are accepted by the pinned charts: JupyterHub values
 pass the chart's own strict values.schema.yaml (merged onto its defaults, as Helm validates
 them), and every key written into the Argo Workflows, KubeRay operator and Karpenter values
-exists in that chart's reference values.yaml. Plus the jark helpers that decide what is
+exists in that chart's reference values.yaml (the agents pack's Kagent, Agentgateway, Langfuse
+and Milvus values too). Plus the jark helpers that decide what is
 pinned, what ships CUDA and what fits on a node."""
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ CASES = Path(__file__).parent / "cases"
 CHART_DIRS = {"jupyterhub": "jupyterhub-4.4.0", "argo-workflows": "argo-workflows-chart-1.0.18",
               "kuberay-operator": "kuberay-operator-1.7.0", "karpenter": "karpenter-1.14.1",
               "gpu-operator": "gpu-operator-26.7.0", "kube-prometheus-stack": "kube-prometheus-stack-88.5.3",
-              "dcgm-exporter": "dcgm-exporter-4.5.3-4.8.2"}
+              "dcgm-exporter": "dcgm-exporter-4.5.3-4.8.2", "kagent": "kagent-0.9.12", "agentgateway": "agentgateway-1.4.1",
+              "langfuse": "langfuse-2.0.0", "milvus": "milvus-5.0.19"}
 # Kubernetes-native pass-through values: their content is a Kubernetes type, not chart keys.
 NATIVE = {"resources", "nodeSelector", "tolerations", "affinity", "annotations", "labels", "podSecurityContext",
           "securityContext", "env", "extraEnv", "podAnnotations", "podLabels"}
@@ -109,7 +111,7 @@ def test_the_schema_check_catches_known_mistakes(bad):
 
 
 @pytest.mark.parametrize("release", ["argo-workflows", "kuberay-operator", "karpenter", "gpu-operator",
-                                     "kube-prometheus-stack", "dcgm-exporter"])
+                                     "kube-prometheus-stack", "dcgm-exporter", "kagent", "agentgateway", "langfuse", "milvus"])
 def test_every_written_key_exists_in_the_chart(release):
     reference = _chart(release, "values.yaml")
     written = [(spec, values[release]) for spec, values in RELEASES.items() if release in values]

@@ -1,6 +1,6 @@
 """What the storage pack tells other packs (pack.yaml `uses: [storage]`): the StorageClasses a
-Pod may name and the claims strata creates, so quotas and mounts are checked against exactly
-what is rendered."""
+Pod may name, the claims strata creates and the S3 buckets it declares, so quotas, mounts and
+other packs' object storage are checked against exactly what is rendered."""
 
 from __future__ import annotations
 
@@ -21,10 +21,17 @@ class RenderedClaim:
 
 
 @dataclasses.dataclass(frozen=True)
+class Bucket:
+    bucket: str  # the S3 bucket name
+    region: str  # the bucket's region (the cluster's unless declared)
+
+
+@dataclasses.dataclass(frozen=True)
 class StorageFacts:
     class_names: tuple[str, ...]  # every StorageClass a Pod may name: strata's own and the existing ones
     claim_namespaces: Mapping[str, frozenset[str]]  # the namespaces each claim is created in, by claim name
     claims: tuple[RenderedClaim, ...]  # the PersistentVolumeClaims the pack renders
+    buckets: Mapping[str, Bucket] = dataclasses.field(default_factory=dict)  # storage.s3.buckets by entry name
 
 
 def exports(spec: CoreSpec, config: Config, facts: Facts) -> StorageFacts:
@@ -32,4 +39,5 @@ def exports(spec: CoreSpec, config: Config, facts: Facts) -> StorageFacts:
         class_names=tuple(config.class_names),
         claim_namespaces={name: frozenset(ns) for name, ns in config.claim_namespaces(spec).items()},
         claims=tuple(RenderedClaim(c["namespace"], c["name"], c["size"]) for c in rendered_claims(spec, config)),
+        buckets={b.name: Bucket(b.bucket, b.region or spec.cluster.region) for b in (config.s3.buckets if config.s3 else ())},
     )
