@@ -192,3 +192,37 @@ agents:
     assert result.lines == []
     backend = result.object("AgentgatewayBackend", "docs", "agentgateway-system")
     assert backend["spec"]["policies"] == {"http": {"requestTimeout": "60s"}, "tcp": {"connectTimeout": "5s"}}
+
+
+# --- identities and cluster mode ----------------------------------------------------------
+
+def _pack_facts(spec_text: str) -> Any:
+    from strata import pipeline
+
+    loaded = pipeline.load([("spec.yaml", spec_text.encode())])
+    assert loaded.problems == [] and loaded.facts is not None, [p.format() for p in loaded.problems]
+    return loaded.facts.exports["agents"]
+
+
+def test_the_s3_identities_are_exported_not_assumed():
+    facts = _pack_facts(EXAMPLE.read_text())
+    by_component = {i.component: i for i in facts.identities}
+    assert by_component["langfuse"].service_account == "langfuse" and by_component["langfuse"].namespace == "langfuse"
+    assert by_component["langfuse"].s3_buckets == ("ml-agents-langfuse",)
+    assert by_component["milvus"].s3_buckets == ("ml-agents-milvus",) and by_component["milvus"].mechanism == "podIdentity"
+
+
+CLUSTER = EXAMPLE.read_text().replace("    image: milvusdb/milvus:v2.6.15-gpu\n",
+                                      "    image: milvusdb/milvus:v2.6.15-gpu\n    mode: cluster\n"
+                                      "    identity: irsa\n    controllerRoleArn: arn:aws:iam::111122223333:role/milvus\n")
+
+
+def test_cluster_mode_gives_gpus_to_query_and_data_nodes_and_irsa_annotates_the_account():
+    tree = render_clean(("agents.yaml", CLUSTER.encode()))
+    values = _values(tree, "milvus")
+    assert values["cluster"] == {"enabled": True} and "standalone" not in values
+    for component in ("queryNode", "dataNode"):
+        assert values[component]["resources"]["limits"] == {"nvidia.com/gpu": "1"}
+        assert values[component]["nodeSelector"] == {"karpenter.sh/nodepool": "gpu-vectors"}
+    assert values["serviceAccount"] == {"create": True, "name": "milvus",
+                                        "annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/milvus"}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from strata.pack import Facts, Problem, all_pool_facts, nested_get, secret_values
+from strata.pack import Facts, Problem, all_pool_facts, identity_problems, nested_get, secret_values
 
 from . import rules as r
 from .config import GPU_INDEX_TYPES, Config
@@ -30,8 +30,11 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         yield from _check_kagent(parts["kagent"], dev)
     if "langfuse" in parts:
         yield from _check_langfuse(parts["langfuse"], storage)
+        yield from identity_problems(r.WORKLOAD_IDENTITY, ("langfuse",), parts["langfuse"])
     if "milvus" in parts:
         yield from _check_milvus(parts["milvus"], config, spec, teams, storage, dev)
+        if parts["milvus"].object_storage.bucket is not None:
+            yield from identity_problems(r.WORKLOAD_IDENTITY, ("milvus",), parts["milvus"])
     for name in ("kagent", "mcp_gateway", "langfuse", "milvus"):
         if name in parts:
             yield from _check_credentials((name, "values_overrides"), parts[name].values_overrides)

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import ChartOverrides, DnsLabel, PositiveInt, Quantity, StrictModel, load_yaml
+from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, PositiveInt, Quantity, StrictModel, load_yaml
 
 Url = Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
 HttpsUrl = Annotated[str, Field(pattern=r"^https://[^\s]+$")]
@@ -242,7 +242,11 @@ class LangfuseSecrets(StrictModel):
     license_key: SecretRef | None = None  # Enterprise features (ingestion masking)
 
 
-class Langfuse(ChartOverrides):
+class Langfuse(ControllerIdentity, ChartOverrides):
+    """Its web and worker Pods reach the blob storage bucket with the langfuse ServiceAccount's
+    IAM identity: an EKS Pod Identity association for langfuse/langfuse, or IRSA
+    (identity: irsa with controllerRoleArn)."""
+
     enabled: bool = True
     version: Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")] = "4.4.0"
     url: HttpsUrl  # NEXTAUTH_URL: where users reach the UI
@@ -299,14 +303,19 @@ class MilvusObjectStorage(StrictModel):
     bundled: bool = False
 
 
-class Milvus(ChartOverrides):
+class Milvus(ControllerIdentity, ChartOverrides):
+    """Its Pods reach the object storage bucket with the milvus ServiceAccount's IAM identity
+    (Pod Identity association for milvus/milvus, or IRSA with controllerRoleArn)."""
+
     enabled: bool = True
     mode: Literal["standalone", "cluster"] = "standalone"
     image: Image = "milvusdb/milvus:v2.6.15"  # GPU indexes need the -gpu build
     storage_class: DnsLabel | None = None
     size: Quantity = "50Gi"
     object_storage: MilvusObjectStorage
-    gpu: MilvusGpu | None = None  # GPUs for the query (standalone: the only) node
+    # GPUs per GPU node: the standalone node, or in cluster mode each query node (search) and
+    # data node (index builds).
+    gpu: MilvusGpu | None = None
     collections: tuple[Collection, ...] = ()
 
 

@@ -20,6 +20,9 @@ AGENT_PORT = 8080  # an agent's A2A server, which the controller calls
 LANGFUSE_PORT = 3000
 MILVUS_PORT = 19530
 MILVUS_METRICS_PORT = 9091
+# The ServiceAccounts whose IAM identity reaches S3 (Pod Identity associations name them).
+LANGFUSE_SERVICE_ACCOUNT = "langfuse"
+MILVUS_SERVICE_ACCOUNT = "milvus"
 GATEWAY_METRICS_PORT = 15020  # the proxy's metrics (the chart's PodMonitor scrapes it)
 GATEWAY_CONTROLLER_METRICS_PORT = 9092
 # Agentgateway labels the proxy Pods it runs for a Gateway with the Gateway's name.
@@ -266,6 +269,8 @@ def _langfuse(lf: Any, storage: Any, spec: Any) -> dict[str, Any]:
         "s3": {"bucket": bucket or "", "region": region, "sse": "aws:kms" if blob.kms_key_id else "AES256",
                "kms_key_id": blob.kms_key_id},
         "masking": lf.masking.model_dump() if lf.masking else None,
+        "service_account": LANGFUSE_SERVICE_ACCOUNT,
+        "role_arn": lf.irsa_role_arn,
         "sign_up": lf.sign_up,
         "telemetry": lf.telemetry,
         "web_replicas": lf.web_replicas,
@@ -304,6 +309,9 @@ def _milvus(milvus: Any, storage: Any, spec: Any, config: Config) -> dict[str, A
         "bundled_minio": store.bundled,
         "s3": s3,
         "gpu": gpu,
+        "gpu_components": ["queryNode", "dataNode"] if milvus.mode == "cluster" else ["standalone"],
+        "service_account": MILVUS_SERVICE_ACCOUNT,
+        "role_arn": milvus.irsa_role_arn,
     }
 
 

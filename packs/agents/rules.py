@@ -95,9 +95,15 @@ GPU_POOL = Rule(
     "set milvus.gpu.nodePool to a node pool with NVIDIA GPUs",
 )
 
+WORKLOAD_IDENTITY = Rule(
+    "agents/workload-identity",
+    "Langfuse and Milvus reach S3 with their ServiceAccount's IAM identity: an IRSA role ARN, or an EKS Pod Identity association, not both and not neither",
+    "with identity irsa set controllerRoleArn; with podIdentity drop it and associate the role with langfuse/langfuse or milvus/milvus",
+)
+
 RULES = (
     MCP_WITHOUT_AUTHENTICATION, TOOL_FOR_EVERY_TEAM, MCP_URL_WITHOUT_GATEWAY, TOOL_NOT_GRANTED, UNKNOWN_REFERENCE,
     MISSING_COMPONENT, INLINE_CREDENTIAL, MODEL_WITHOUT_CREDENTIALS, BUNDLED_STORE_OUTSIDE_DEV, UNSECURE_KAGENT,
     LANGFUSE_STORES, LANGFUSE_V2_LAYOUT, LANGFUSE_MASKING_LICENSE, MILVUS_GPU_WITHOUT_GPU_INDEX,
-    MILVUS_GPU_INDEX_WITHOUT_GPU, EMBEDDING_MISMATCH, UNKNOWN_STORAGE_CLASS, GPU_POOL,
+    MILVUS_GPU_INDEX_WITHOUT_GPU, EMBEDDING_MISMATCH, UNKNOWN_STORAGE_CLASS, GPU_POOL, WORKLOAD_IDENTITY,
 )
