@@ -7,15 +7,17 @@ the record never changes."""
 from __future__ import annotations
 
 import datetime
+import os
 from pathlib import Path
 
 import pytest
 from conftest import VALUES, require_tool
 from test_hydrate import _chart_cache
 
-from strata import hydrate, pipeline
+from strata import hydrate, pipeline, yamlio
 from strata.output import lock as lockfile, rendered
 from strata.packs import entry
+from strata.render import memo
 
 REALISTIC = VALUES / "realistic.yaml"
 WAIVERS = VALUES / "waivers" / "platform.yaml"
@@ -29,7 +31,7 @@ def request(spec: Path, out: Path, cache: Path | None, *, check: bool = False) -
 def test_a_recorded_check_proves_the_tree_current_without_loading_the_spec(tmp_path, monkeypatch):
     cache, out = tmp_path / "cache", tmp_path / "out"
     written = pipeline.render_tree(request(REALISTIC, out, cache))
-    assert not written.failed and len(list(cache.iterdir())) == 1
+    assert not written.failed and len(list(cache.glob("*.json"))) == 1
     monkeypatch.setattr(pipeline, "load", lambda *a, **k: pytest.fail("the spec was loaded"))
     outcome = pipeline.render_tree(request(REALISTIC, out, cache, check=True))
     assert outcome.checked and not outcome.failed and outcome.drift == ()
@@ -131,3 +133,86 @@ def test_a_hydrated_tree_is_proven_by_the_record_and_a_hand_edit_of_helm_output_
     helm_output.write_bytes(helm_output.read_bytes().replace(b"replicas: 1", b"replicas: 2"))
     result = strata(*args, "--check")
     assert result.returncode == 1 and f"modified: {helm_output.relative_to(out).as_posix()}" in result.stdout
+
+
+# --- the document memo: a re-render parses and emits only new documents --------------------
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_an_incremental_render_writes_the_bytes_of_a_cold_render_and_parses_only_new_documents(tmp_path, monkeypatch):
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    assert not pipeline.render_tree(request(REALISTIC, out, cache)).failed
+    assert len(list(cache.glob("documents-*"))) == 1
+    edited = tmp_path / "edited.yaml"
+    text = REALISTIC.read_text()
+    team = "      memory: 1600Gi\n      gpus: 32\n"
+    assert text.count(team) == 1
+    edited.write_text(text.replace(team, "      memory: 1600Gi\n      gpus: 16\n"))
+    for p in out.rglob("*"):
+        if p.is_file():
+            os.utime(p, ns=(1, 1))
+
+    parsed: list[str] = []
+    real = yamlio.load_all
+
+    def counting(text):
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(yamlio, "load_all", counting)
+    incremental = pipeline.render_tree(request(edited, out, cache))
+    monkeypatch.setattr(yamlio, "load_all", real)
+    cold = pipeline.render_tree(request(edited, tmp_path / "cold", None))
+    assert not incremental.failed and not cold.failed
+    assert _tree(out) == _tree(tmp_path / "cold"), "an incremental render writes exactly what a cold one does"
+    documents = [d for t in parsed for d in (memo.documents(t) or [t]) if yamlio.load_all(d)]
+    assert 0 < len(documents) <= 4, "only the changed team's documents (and the Helm values) are parsed"
+    untouched = [p for p in out.rglob("*") if p.is_file() and p.stat().st_mtime_ns == 1]
+    assert len(untouched) == len(_tree(out)) - len(incremental.plan.changed), "unchanged files keep their mtime"
+    assert len(list(cache.glob("documents-*"))) == 1, "the memo of the replaced tree is dropped"
+
+
+def test_a_memo_made_by_other_code_is_not_used(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    kept = memo.Memo()
+    kept.keep(memo.key("---\na: 1\n"), {"a": 2}, b"a: 2\n")
+    memo.save(cache, kept, "sha256:feed", None)
+    assert memo.load(cache, "sha256:feed").object(memo.key("---\na: 1\n")) == {"a": 2}
+    monkeypatch.setattr(memo, "_code_key", lambda: "other strata")
+    assert memo.load(cache, "sha256:feed").previous == {}
+
+
+STREAM = """\
+# a comment before the first document
+kind: A
+---
+kind: B
+text: |
+  ---
+  not a document start: indented
+--- {kind: C}
+---
+# only a comment
+---kind: not-a-marker-start
+"""
+
+
+def test_documents_split_a_stream_where_its_parser_does():
+    parts = memo.documents(STREAM)
+    assert parts is not None and "".join(parts) == STREAM
+    assert [d for part in parts for d in yamlio.load_all(part)] == yamlio.load_all(STREAM)
+    assert len(parts) == 4
+    assert memo.documents("a: 1\n...\n---\nb: 2\n") is None, "a document end marker: the whole stream is parsed"
+    assert memo.documents("%YAML 1.1\n---\na: 1\n") is None
+
+
+def test_a_template_error_reads_the_same_with_a_memo():
+    broken = "---\nkind: A\n---\nkind: [B\n"
+    with pytest.raises(yamlio.YAMLError) as plain:
+        yamlio.load_all(broken)
+    with pytest.raises(yamlio.YAMLError) as memoized:
+        list(memo.parse(broken, memo.Memo(), yamlio.load_all))
+    assert str(memoized.value) == str(plain.value)

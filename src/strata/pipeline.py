@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from strata.output.lock import Lock
     from strata.packs.contract import Pack
     from strata.packs.facts import PackFacts
+    from strata.render import memo as render_memo
     from strata.spec import sources as spec_sources
 
 
@@ -246,7 +247,8 @@ def render_tree(request: RenderRequest) -> Outcome:
         if not outcome.failed:
             _remember(request, key, (request.out_dir / LOCK_NAME).read_bytes(), previous.digests, loaded.problems, outcome.objects)
         return outcome
-    produced = produce(loaded, previous, request.hydration)
+    memo, previous_lock = _memo(request, previous)
+    produced = produce(loaded, previous, request.hydration, memo)
     produced = dataclasses.replace(produced, problems=sorted_problems([*loaded.problems, *produced.problems]))  # spec warnings
     if has_errors(produced.problems):
         return Outcome(request.out_dir, produced.problems)
@@ -255,7 +257,27 @@ def render_tree(request: RenderRequest) -> Outcome:
     outcome = write_tree(request.out_dir, produced, previous, request.validation)
     if outcome.plan is not None and not has_errors(outcome.problems):
         _remember(request, key, produced.files[LOCK_NAME], _owned_digests(request.out_dir, produced), loaded.problems, outcome.objects)
+        if memo is not None and request.render_cache is not None:
+            from strata.render import memo as render_memo
+
+            render_memo.save(request.render_cache, memo, rendered.digest(produced.files[LOCK_NAME]), previous_lock)
     return outcome
+
+
+def _memo(request: RenderRequest, previous: Lock | None) -> tuple[render_memo.Memo | None, str | None]:
+    """The documents of the tree's last render (an empty memo for a first render), and the
+    digest of the lock they belong to; none without a render cache."""
+    if request.render_cache is None:
+        return None, None
+    from strata.render import memo as render_memo
+
+    if previous is None:
+        return render_memo.Memo(), None
+    try:
+        lock_digest = rendered.digest((request.out_dir / LOCK_NAME).read_bytes())
+    except OSError:
+        return render_memo.Memo(), None
+    return render_memo.load(request.render_cache, lock_digest), lock_digest
 
 
 def _inputs_key(request: RenderRequest) -> str | None:
@@ -350,10 +372,11 @@ def read_previous(out_dir: Path) -> Lock | None:
     return lockfile.read(out_dir) if out_dir.is_dir() else None
 
 
-def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None = None) -> Produced:
+def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None = None,
+            memo: render_memo.Memo | None = None) -> Produced:
     """The whole output tree in memory, hydrated when asked. Hydrated output a previous lock
     records stays owned (and on disk) while its release's chart version and values are
-    unchanged."""
+    unchanged. ``memo``: the documents of the tree's last render (render/memo.py)."""
     from strata import hydrate, isolation, secrets
     from strata.output import lock as lockfile, tree as output_tree
     from strata.output.lock import Lock, PackEntry
@@ -364,7 +387,7 @@ def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None =
     assert spec is not None, "produce() takes a spec that loaded"
     version = spec.cluster.kubernetes_version
     facts = loaded.facts if loaded.facts is not None else pack_facts.compute(spec, loaded.packs)
-    result = engine.render_platform(spec, loaded.packs, facts)
+    result = engine.render_platform(spec, loaded.packs, facts, memo)
     releases = [(output_tree.release_entry(r), output_tree.values_file(r.values)) for r in result.releases]
     hydrated: list[hydrate.Hydrated] = []
     if hydration is None:
@@ -389,7 +412,7 @@ def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None =
         waivers=tuple(lockfile.WaiverEntry(**w.as_dict()) for w in loaded.waivers),
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
-    files, lock, problems = output_tree.build(result.objects, result.releases, lock, outside_root)
+    files, lock, problems = output_tree.build(result.objects, result.releases, lock, outside_root, memo)
     problems = [*result.problems, *problems, *isolation.check(result.objects), *secrets.scan(files)]
     for h in hydrated:  # beside the tree: neither in its kustomizations nor in the secret scan
         files.update(h.files)

@@ -172,8 +172,15 @@ _BOOL, _NULL, _INT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:ya
 
 
 def load(text: str | bytes) -> Any:
-    """One YAML document, as ``yaml.safe_load`` reads it."""
-    return yaml.load(text, Loader=Loader)
+    """One YAML document, as ``yaml.safe_load`` reads it (the packs' chart key indexes are
+    read on every run: composed in C and converted by :func:`_convert`, not constructed)."""
+    node = yaml.compose(text, Loader=Loader)
+    if node is None:
+        return None
+    try:
+        return _convert(node)
+    except RecursionError:  # an alias inside itself: only the constructor builds that
+        return yaml.load(text, Loader=Loader)
 
 
 def compose_all(text: str | bytes) -> list[yaml.Node]:

@@ -15,7 +15,7 @@ from strata.packs import conformance, facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
 from strata.problems import Problem
-from strata.render import inventory
+from strata.render import inventory, memo as document_memo
 from strata.render.environment import environment
 from strata.render.objects import RenderedObject, RenderedRelease
 
@@ -27,6 +27,7 @@ class RenderResult:
     objects: list[RenderedObject] = dataclasses.field(default_factory=list)
     releases: list[RenderedRelease] = dataclasses.field(default_factory=list)
     problems: list[Problem] = dataclasses.field(default_factory=list)
+    memo: document_memo.Memo | None = None  # documents of the tree's last render, reused
 
 
 __all__ = ["RenderResult", "pack_config", "render", "render_platform", "render_inventory"]
@@ -47,10 +48,11 @@ def render(spec: Any, packs: tuple[Pack, ...], hydrated: frozenset[str] = frozen
     return result
 
 
-def render_platform(spec: Any, packs: tuple[Pack, ...], facts: PackFacts) -> RenderResult:
+def render_platform(spec: Any, packs: tuple[Pack, ...], facts: PackFacts, memo: document_memo.Memo | None = None) -> RenderResult:
     """The packs that make the platform (all but inventory packs), with the values packs
-    contribute to each other's Helm releases merged in."""
-    result = RenderResult()
+    contribute to each other's Helm releases merged in. ``memo``: template documents parsed
+    before, by their text (render/memo.py)."""
+    result = RenderResult(memo=memo)
     core = pack_facts.core_spec(spec)
     contributed: list[tuple[str, dict[str, Any]]] = []
     for pack, config in _enabled(spec, packs):
@@ -99,19 +101,37 @@ def _template_names(pack: Pack) -> list[str]:
     return sorted(p.relative_to(pack.root).as_posix() for p in root.glob("*/*.j2")) if root.is_dir() else []
 
 
-def _render_text(pack: Pack, name: str, context: dict[str, Any], result: RenderResult) -> list[Any] | None:
-    where = f"{pack.name}:{name}"
+def _render_source(pack: Pack, name: str, context: dict[str, Any], result: RenderResult) -> str | None:
     try:
-        text = environment(pack.root).get_template(name).render(context)
+        return environment(pack.root).get_template(name).render(context)
     except jinja2.TemplateError as exc:
         line = f":{_template_line(exc, name)}" if _template_line(exc, name) else ""
-        result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"{type(exc).__name__}: {exc}"), where=where + line))
+        result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"{type(exc).__name__}: {exc}"),
+                                                   where=f"{pack.name}:{name}{line}"))
+        return None
+
+
+def _render_text(pack: Pack, name: str, context: dict[str, Any], result: RenderResult) -> list[Any] | None:
+    text = _render_source(pack, name, context, result)
+    if text is None:
         return None
     try:
         return yamlio.load_all(text)
     except yamlio.YAMLError as exc:
-        result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"output is not YAML: {exc}"), where=where))
+        result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"output is not YAML: {exc}"), where=f"{pack.name}:{name}"))
         return None
+
+
+def _render_documents(pack: Pack, name: str, context: dict[str, Any], result: RenderResult) -> list[tuple[Any, bytes | None]]:
+    """A template's documents with their memo keys (parsed only when the memo lacks them)."""
+    text = _render_source(pack, name, context, result)
+    if text is None:
+        return []
+    try:
+        return list(document_memo.parse(text, result.memo, yamlio.load_all))
+    except yamlio.YAMLError as exc:
+        result.problems.append(dataclasses.replace(rules.TEMPLATE.problem((), f"output is not YAML: {exc}"), where=f"{pack.name}:{name}"))
+        return []
 
 
 def _template_line(exc: Exception, name: str) -> int | None:
@@ -126,14 +146,14 @@ def _template_line(exc: Exception, name: str) -> int | None:
 def _render_templates(pack: Pack, context: dict[str, Any], result: RenderResult) -> None:
     for name in _template_names(pack):
         component = Path(name).parent.name
-        for doc in _render_text(pack, name, context, result) or ():
+        for doc, document in _render_documents(pack, name, context, result):
             if not isinstance(doc, dict) or not doc.get("kind") or not isinstance(doc.get("metadata"), dict):
                 result.problems.append(dataclasses.replace(
                     rules.TEMPLATE.problem((), "rendered a document that is not a Kubernetes object"), where=f"{pack.name}:{name}"))
                 continue
             labels = doc["metadata"].setdefault("labels", {})
             labels.update(MANAGED_BY)
-            result.objects.append(RenderedObject(pack.name, pack.manifest.layer, component, doc))
+            result.objects.append(RenderedObject(pack.name, pack.manifest.layer, component, doc, document))
 
 
 def _lookup(pack: Pack, context: dict[str, Any], what: str, dotted: str) -> Any:

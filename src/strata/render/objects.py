@@ -15,6 +15,8 @@ class RenderedObject:
     layer: str
     component: str
     body: dict[str, Any]
+    # The digest of the template document it was parsed from (render/memo.py), when known.
+    document: bytes | None = dataclasses.field(default=None, compare=False)
 
     @property
     def kind(self) -> str:
