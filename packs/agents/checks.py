@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from strata.pack import Facts, Problem, all_pool_facts, identity_problems, nested_get, secret_values
+from strata.pack import Facts, Problem, all_pool_facts, identity_problems, nested_get, quantity, secret_values
 
 from . import rules as r
 from .config import GPU_INDEX_TYPES, Config
@@ -26,6 +26,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     yield from _check_providers(config)
     yield from _check_servers(config, parts, teams, dev)
     yield from _check_agents(config, teams)
+    yield from _check_quota(config, spec)
     if "kagent" in parts:
         yield from _check_kagent(parts["kagent"], dev)
     if "langfuse" in parts:
@@ -109,6 +110,22 @@ def _check_agents(config: Config, teams: set[str]) -> Iterator[Problem]:
             if server.authentication == "required" and agent.gateway_token is None:
                 yield r.TOOL_NOT_GRANTED.problem(where, f"agent {agent.name!r} presents no gatewayToken, so the gateway refuses its "
                                                  f"calls to {server.name!r}")
+
+
+def _check_quota(config: Config, spec: Any) -> Iterator[Problem]:
+    """Each team's agents (one Pod each) against its quota, reported at the agent that tips it over."""
+    quotas = {t.name: t.quota for t in spec.teams if t.quota is not None}
+    used: dict[tuple[str, str], float] = {}
+    for i, agent in enumerate(config.agents):
+        quota = quotas.get(agent.team)
+        if quota is None:
+            continue
+        for name, wanted, limit in (("cpu", agent.cpu, quota.cpu), ("memory", agent.memory, quota.memory)):
+            before = used.get((agent.team, name), 0.0)
+            used[(agent.team, name)] = total = before + quantity(wanted)
+            if total > quantity(limit) >= before:
+                yield r.EXCEEDS_TEAM_QUOTA.problem(("agents", i, name), f"with this agent, team {agent.team!r}'s agents request "
+                                                   f"more {name} than its quota of {limit}")
 
 
 def _check_kagent(kagent: Any, dev: bool) -> Iterator[Problem]:

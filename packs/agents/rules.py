@@ -101,9 +101,16 @@ WORKLOAD_IDENTITY = Rule(
     "with identity irsa set controllerRoleArn; with podIdentity drop it and associate the role with langfuse/langfuse or milvus/milvus",
 )
 
+EXCEEDS_TEAM_QUOTA = Rule(
+    "agents/exceeds-team-quota",
+    "the team's agents together request more CPU or memory than its ResourceQuota, so the API server refuses the last agent Pods",
+    "lower agents[].cpu / memory or raise teams[].quota",
+)
+
 RULES = (
     MCP_WITHOUT_AUTHENTICATION, TOOL_FOR_EVERY_TEAM, MCP_URL_WITHOUT_GATEWAY, TOOL_NOT_GRANTED, UNKNOWN_REFERENCE,
     MISSING_COMPONENT, INLINE_CREDENTIAL, MODEL_WITHOUT_CREDENTIALS, BUNDLED_STORE_OUTSIDE_DEV, UNSECURE_KAGENT,
     LANGFUSE_STORES, LANGFUSE_V2_LAYOUT, LANGFUSE_MASKING_LICENSE, MILVUS_GPU_WITHOUT_GPU_INDEX,
     MILVUS_GPU_INDEX_WITHOUT_GPU, EMBEDDING_MISMATCH, UNKNOWN_STORAGE_CLASS, GPU_POOL, WORKLOAD_IDENTITY,
+    EXCEEDS_TEAM_QUOTA,
 )
