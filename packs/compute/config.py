@@ -52,6 +52,18 @@ class GpuOperator(ChartOverrides):
         return wanted and not self.gpu_cluster
 
 
+class Neuron(StrictModel):
+    """The Neuron Helm chart (device plugin, optional scheduler extension and node problem
+    detector), rendered only when a pool has Inferentia/Trainium devices."""
+
+    enabled: bool = True
+    # The Neuron scheduler extension (a second kube-scheduler, "my-scheduler"): needed when a
+    # Pod takes several but not all Neuron devices/cores of a node, so they are adjacent.
+    scheduler_extension: bool = False
+    # The node problem detector needs IAM permissions (the chart's IRSA setup); off by default.
+    node_problem_detector: bool = False
+
+
 class SmokeTest(GpuSmokeTest):
     # nodePool defaults to the first GPU pool
     namespace: DnsLabel = "gpu-smoke-test"
@@ -61,3 +73,4 @@ class Config(StrictModel):
     karpenter: Karpenter = Karpenter()
     gpu_operator: GpuOperator = GpuOperator()
     smoke_test: SmokeTest = SmokeTest()
+    neuron: Neuron = Neuron()

@@ -26,6 +26,8 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
         "karpenter": _karpenter_values(spec, config),
         "gpu_operator_enabled": op.enabled and bool(gpu_pools),
         "gpu_operator": _gpu_operator_values(gpu_pools, config),
+        "neuron_enabled": config.neuron.enabled and any(f.neuron for f in pools),
+        "neuron": _neuron_values([f for f in pools if f.neuron], config),
         "efa_enabled": bool(_efa_pools(pools)),
         "efa_device_plugin": _efa_device_plugin(pools),
         "efa_security_groups": _efa_security_groups(pools, cluster),
@@ -90,6 +92,29 @@ def _security_groups(f: PoolFacts, discovery_key: str, cluster: str) -> list[dic
     if efa and efa.security_group:
         terms.append(efa.security_group.model_dump(exclude_none=True))
     return terms
+
+
+# What the neuron-helm-chart sets itself (values.yaml of 1.9.0): its tolerations are replaced
+# by ours, so ours repeat them.
+NEURON_CHART_TOLERATIONS = [
+    {"key": "CriticalAddonsOnly", "operator": "Exists"},
+    {"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"},
+]
+NEURON_SCHEDULER_NAME = "my-scheduler"  # the chart's scheduler.customScheduler.fullnameOverride
+
+
+def _neuron_values(neuron_pools: list[PoolFacts], config: Config) -> dict[str, Any]:
+    tolerations = list(NEURON_CHART_TOLERATIONS)
+    for f in neuron_pools:
+        tolerations += [t for t in f.tolerations if t not in tolerations]
+    return {
+        # The chart's device plugin affinity matches these types; its default list lags new ones.
+        "instances": sorted({t.name for f in neuron_pools for t in f.instance_types}),
+        "tolerations": tolerations,
+        "scheduler": config.neuron.scheduler_extension,
+        "scheduler_name": NEURON_SCHEDULER_NAME,
+        "node_problem_detector": config.neuron.node_problem_detector,
+    }
 
 
 def _efa_pools(pools: list[PoolFacts]) -> list[PoolFacts]:

@@ -10,6 +10,7 @@ from typing import Any
 from strata.pack import CoreSpec, Facts, Toleration, all_pool_facts
 
 from .config import Config
+from .context import NEURON_SCHEDULER_NAME
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,9 +39,22 @@ class EfaSecurityGroupNeed:
 
 
 @dataclasses.dataclass(frozen=True)
+class NeuronFacts:
+    """The Neuron components the compute pack pins, for workloads on Neuron pools (jark)."""
+
+    sdk_version: str  # the Neuron SDK release of the pinned chart's device plugin and scheduler
+    scheduler_name: str | None  # the scheduler extension's kube-scheduler, when it runs
+
+
+# neuron-helm-chart 1.9.0 ships the Neuron SDK 2.31.0 components (pack.yaml pins the chart).
+NEURON_SDK_VERSION = "2.31.0"
+
+
+@dataclasses.dataclass(frozen=True)
 class ComputeFacts:
     gpu_operator: GpuOperatorFacts
     efa_security_groups: tuple[EfaSecurityGroupNeed, ...] = ()
+    neuron: NeuronFacts | None = None  # None when no Neuron chart is rendered
 
 
 def exports(spec: CoreSpec, config: Config, facts: Facts) -> ComputeFacts:
@@ -54,4 +68,5 @@ def exports(spec: CoreSpec, config: Config, facts: Facts) -> ComputeFacts:
     ), efa_security_groups=tuple(
         EfaSecurityGroupNeed(p.name, p.efa.zone, p.efa.security_group.model_dump(exclude_none=True) if p.efa.security_group else None)
         for p in spec.node_pools if p.efa is not None
-    ))
+    ), neuron=NeuronFacts(NEURON_SDK_VERSION, NEURON_SCHEDULER_NAME if config.neuron.scheduler_extension else None)
+        if config.neuron.enabled and any(f.neuron for f in all_pool_facts(spec).values()) else None)

@@ -40,6 +40,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         yield from _check_dataflow_quota(parts["argo_workflows"].dataflow, quotas)
     if "kuberay" in parts:
         yield from _check_ray(parts["kuberay"], pools, teams, claims)
+        yield from _check_ray_neuron(parts["kuberay"], pools, facts["compute"])
         yield from _check_ray_quota(parts["kuberay"], quotas)
 
 
@@ -52,12 +53,13 @@ def _check_team_groups(spec: Any) -> Iterator[Problem]:
             owner.setdefault(group, team.name)
 
 
-def _check_quota(path: tuple, quota: Any, cpu: float, memory: float, gpus: int, what: str) -> Iterator[Problem]:
+def _check_quota(path: tuple, quota: Any, cpu: float, memory: float, gpus: int, what: str, neuron_cores: int = 0) -> Iterator[Problem]:
     if quota is None:
         return
     for name, wanted, allowed, shown in (("cpu", cpu, quantity(quota.cpu), quota.cpu),
                                          ("memory", memory, quantity(quota.memory), quota.memory),
-                                         ("gpus", gpus, quota.gpus, quota.gpus)):
+                                         ("gpus", gpus, quota.gpus, quota.gpus),
+                                         ("neuronCores", neuron_cores, quota.neuron_cores, quota.neuron_cores)):
         if wanted > allowed:
             yield r.EXCEEDS_TEAM_QUOTA.problem(path, f"{what} requests more {name} than the team's quota of {shown}")
 
@@ -68,7 +70,8 @@ def _check_ray_quota(ray: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
         path = ("kuberay", "clusters", i)
         yield from _check_quota(path + ("head",), quota, quantity(c.head.cpu), quantity(c.head.memory), c.head.gpus, f"the head of {c.name!r}")
         for j, g in enumerate(c.worker_groups):
-            yield from _check_quota(path + ("worker_groups", j), quota, quantity(g.cpu), quantity(g.memory), g.gpus, f"a worker of group {g.name!r}")
+            yield from _check_quota(path + ("worker_groups", j), quota, quantity(g.cpu), quantity(g.memory), g.gpus, f"a worker of group {g.name!r}",
+                                      g.neuron_cores)
 
 
 def _check_dataflow_quota(flow: Any, quotas: dict[str, Any]) -> Iterator[Problem]:
@@ -327,6 +330,30 @@ def _check_cluster(path: tuple, c: Any, ray: Any, pools: dict[str, PoolFacts], t
         pool = pools.get(g.node_pool or "")
         if pool is not None and pool.efa_interfaces and (why := images.without_efa(image)):
             yield r.EFA_IMAGE_WITHOUT_LIBFABRIC.problem(image_path, f"worker group {g.name!r} of {c.name!r} gets EFA on pool {pool.pool.name!r} but runs {image!r}: {why}")
+
+
+def _check_ray_neuron(ray: Any, pools: dict[str, PoolFacts], compute: Any) -> Iterator[Problem]:
+    neuron = compute.neuron if compute is not None else None
+    for i, c in enumerate(ray.clusters):
+        path = ("kuberay", "clusters", i)
+        image, image_path = (c.image, path + ("image",)) if c.image else (ray.image, ("kuberay", "image"))
+        groups = [(j, g) for j, g in enumerate(c.worker_groups) if g.neuron_cores]
+        for j, g in groups:
+            where = path + ("worker_groups", j, "neuron_cores")
+            pool = pools.get(g.node_pool or "")
+            cores = min((t.neuron_cores for t in pool.instance_types), default=0) if pool is not None and pool.neuron else 0
+            if not cores or g.neuron_cores > cores:
+                why = f"node pool {g.node_pool!r} has no Neuron devices" if not cores else f"node pool {g.node_pool!r} offers {cores} NeuronCores per node"
+                yield r.NEURON_NOT_SCHEDULABLE.problem(where, f"worker group {g.name!r} of {c.name!r} asks for {g.neuron_cores} NeuronCores but {why}")
+            elif 1 < g.neuron_cores < cores and (neuron is None or neuron.scheduler_name is None):
+                yield r.NEURON_SCHEDULER_EXTENSION.problem(where, f"worker group {g.name!r} of {c.name!r} takes {g.neuron_cores} of {cores} NeuronCores per node without the Neuron scheduler extension")
+            if bad := images.not_neuron(image):
+                yield r.NEURON_IMAGE.problem(image_path, f"worker group {g.name!r} of {c.name!r} holds NeuronCores with image {image!r}: {bad}")
+        if groups and neuron is not None:
+            if c.neuron_sdk is None:
+                yield r.RAY_NEURON_VERSIONS.problem(path, f"Ray cluster {c.name!r} has Neuron workers but declares no neuronSdk (the platform runs Neuron SDK {neuron.sdk_version})")
+            elif c.neuron_sdk != neuron.sdk_version:
+                yield r.RAY_NEURON_VERSIONS.problem(path + ("neuron_sdk",), f"neuronSdk {c.neuron_sdk} is not the Neuron SDK release the platform's Neuron components are pinned to ({neuron.sdk_version})")
 
 
 def _check_params(path: tuple, params: dict[str, Any], worker: bool) -> Iterator[Problem]:

@@ -195,6 +195,8 @@ class RayResources(Placement):
 
 class WorkerGroup(RayResources):
     name: DnsLabel
+    # aws.amazon.com/neuroncore per worker (KubeRay advertises them to Ray as neuron_cores).
+    neuron_cores: NonNegativeInt = 0
     min_replicas: NonNegativeInt = 0
     max_replicas: NonNegativeInt
 
@@ -215,6 +217,9 @@ class RayCluster(StrictModel):
     authentication: Literal["token", "disabled"] = "token"
     image: Image | None = None  # defaults to kuberay.image
     ray_version: Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")] | None = None
+    # The Neuron SDK release the image's runtime and frameworks (torch-neuronx ...) come from;
+    # required when a worker group takes Neuron cores (jark/ray-neuron-versions).
+    neuron_sdk: Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")] | None = None
     head: RayResources
     worker_groups: Annotated[tuple[WorkerGroup, ...], Field(min_length=1)]
     idle_timeout_seconds: PositiveInt = 300

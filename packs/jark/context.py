@@ -15,6 +15,7 @@ from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement
 from .resources import EFA, efa_env, toleration_dicts
 
 GPU = "nvidia.com/gpu"
+NEURON_CORE = "aws.amazon.com/neuroncore"
 # scheduling.userPods.tolerations of the z2jh 4.4.0 chart. A profile's `tolerations` override
 # replaces the chart's list, so profiles repeat these before adding the pool's own.
 CHART_USER_TOLERATIONS = (
@@ -53,7 +54,9 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     pools = all_pool_facts(spec)
     namespaces = spec.team_namespaces
     hub, argo, ray = parts.get("jupyterhub"), parts.get("argo_workflows"), parts.get("kuberay")
-    ray_clusters = [_ray_cluster(c, ray, pools, namespaces) for c in ray.clusters] if ray else []
+    compute = facts["compute"]
+    neuron_scheduler = compute.neuron.scheduler_name if compute is not None and compute.neuron is not None else None
+    ray_clusters = [_ray_cluster(c, ray, pools, namespaces, neuron_scheduler) for c in ray.clusters] if ray else []
     ray_namespaces = ray.cluster_namespaces(spec) if ray else []
     team_labels = _team_labels(spec) if hub else {}
     return {
@@ -301,11 +304,15 @@ def _scratch_mounts() -> list[dict[str, Any]]:
     return [{"name": name, "mountPath": path} for name, path in RAY_SCRATCH]
 
 
-def _ray_pod(group: Any, pools: dict[str, PoolFacts], data: list[dict[str, Any]], head: bool = False) -> dict[str, Any]:
+def _ray_pod(group: Any, pools: dict[str, PoolFacts], data: list[dict[str, Any]], head: bool = False,
+             neuron_scheduler: str | None = None) -> dict[str, Any]:
     resources = {"cpu": group.cpu, "memory": group.memory}
     limits = dict(resources)
     if group.gpus:
         limits[GPU] = str(group.gpus)  # KubeRay derives num-gpus from it
+    neuron_cores = getattr(group, "neuron_cores", 0)  # worker groups only
+    if neuron_cores:
+        limits[NEURON_CORE] = str(neuron_cores)  # KubeRay advertises them to Ray as neuron_cores
     pool = pools.get(group.node_pool or "")
     env: list[dict[str, str]] = []
     if pool is not None and pool.efa_interfaces and not head:
@@ -319,6 +326,8 @@ def _ray_pod(group: Any, pools: dict[str, PoolFacts], data: list[dict[str, Any]]
     volumes += [{"name": v["name"], "persistentVolumeClaim": {"claimName": v["claim"], "readOnly": v["read_only"]}} for v in data]
     return {
         "env": env,
+        # The Neuron scheduler extension's scheduler places Neuron Pods on adjacent cores.
+        "scheduler_name": neuron_scheduler if neuron_cores else None,
         "affinity": _node_affinity(pools.get(group.node_pool or "")),
         "tolerations": tolerations(group, pools),
         "resources": {"requests": resources, "limits": limits},
@@ -329,7 +338,8 @@ def _ray_pod(group: Any, pools: dict[str, PoolFacts], data: list[dict[str, Any]]
     }
 
 
-def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict[str, str]) -> dict[str, Any]:
+def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict[str, str],
+                 neuron_scheduler: str | None = None) -> dict[str, Any]:
     data = [{"name": f"data-{i}", "claim": v.claim.rpartition("/")[2], "mount_path": v.mount_path, "read_only": v.read_only}
             for i, v in enumerate(c.volumes)]
     head = _ray_pod(c.head, pools, data, head=True)
@@ -348,7 +358,7 @@ def _ray_cluster(c: Any, ray: Any, pools: dict[str, PoolFacts], namespaces: dict
         # num-cpus "0": the head schedules no tasks or actors; it runs GCS, the dashboard and the autoscaler.
         "head": {**head, "params": {**_strings(c.head.ray_start_params), "num-cpus": "0"}},
         "workers": [{
-            **_ray_pod(g, pools, data),
+            **_ray_pod(g, pools, data, neuron_scheduler=neuron_scheduler),
             "name": g.name, "min": g.min_replicas, "max": g.max_replicas,
             "params": _strings(g.ray_start_params),
         } for g in c.worker_groups],

@@ -69,3 +69,14 @@ def without_efa(image: str) -> str | None:
     if hub in _WITHOUT_EFA or hub.startswith(("jupyter/", "quay.io/jupyter/")):
         return f"{hub} images ship neither the EFA libfabric nor aws-ofi-nccl"
     return None
+
+
+def not_neuron(image: str) -> str | None:
+    """Why the image is no Neuron build, for the image families whose name or tag says so."""
+    repo, tag = split(image)
+    hub = _docker_hub_name(repo)
+    if hub in RAY_REPOS or hub == "pytorch/pytorch" or hub.startswith(("jupyter/", "quay.io/jupyter/")):
+        return f"{hub} images have no Neuron runtime or torch-neuronx"
+    if tag and re.search(r"(^|-)(gpu|cu[0-9]+|cuda[0-9.]*)($|-)", tag):
+        return f"tag {tag!r} is a CUDA build"
+    return None

@@ -151,6 +151,26 @@ EFA_IMAGE_WITHOUT_LIBFABRIC = Rule(
     "a Ray worker on an EFA pool runs an image without the EFA libfabric and the aws-ofi-nccl plugin (rayproject/ray, pytorch/pytorch), so collectives cannot use EFA (strata sets NCCL_NET, so NCCL stops instead of crawling over TCP)",
     "use an image with the EFA installer and aws-ofi-nccl (an AWS Deep Learning Container, or your build FROM rayproject/ray with them), or run the group on a pool without efa",
 )
+NEURON_NOT_SCHEDULABLE = Rule(
+    "jark/neuron-not-schedulable",
+    "a Ray worker group asks for Neuron cores that its node pool cannot provide (no Inferentia/Trainium types, or fewer cores per node), so the Pod stays Pending",
+    "set nodePool to a Neuron pool whose instance types have at least that many NeuronCores per node (strata catalog shows them)",
+)
+NEURON_IMAGE = Rule(
+    "jark/neuron-image",
+    "a Ray worker group holding Neuron cores runs an image built for CUDA or CPU (rayproject/ray, -gpu/-cu tags, pytorch/pytorch); without the Neuron runtime and torch-neuronx it never uses the cores",
+    "use a Neuron image: an AWS Neuron Deep Learning Container (pytorch-training-neuronx) or your build FROM one with Ray installed",
+)
+RAY_NEURON_VERSIONS = Rule(
+    "jark/ray-neuron-versions",
+    "Ray Neuron workers need an image whose Neuron runtime and frameworks come from the Neuron SDK release the platform's Neuron components are pinned to; strata cannot look inside the image, so the cluster must declare it",
+    "set neuronSdk on the Ray cluster to the Neuron SDK release its image is built from, the one the compute pack pins (strata explain names it)",
+)
+NEURON_SCHEDULER_EXTENSION = Rule(
+    "jark/neuron-scheduler-extension",
+    "a Pod taking several but not all Neuron cores of a node needs the Neuron scheduler extension, or the default scheduler hands it cores that are not adjacent and the runtime fails to load",
+    "set compute.neuron.schedulerExtension: true (strata then schedules Neuron workers with it), or take one core or the whole node",
+)
 
 RULES = (
     GPU_NOT_SCHEDULABLE, TAINT_NOT_TOLERATED, REQUEST_EXCEEDS_POOL, GPU_IMAGE_WITHOUT_CUDA, UNPINNED_IMAGE,
@@ -158,5 +178,5 @@ RULES = (
     SECRET_IN_VALUES, DEPRECATED_CHART_VALUE, GPUS_FOR_EVERY_USER, TWO_LOAD_BALANCERS, ARGO_AUTH_MODE,
     ARGO_STATIC_CREDENTIALS, WORKFLOW_IDENTITY, UNKNOWN_REFERENCE, RAY_HEAD_TAKES_WORK, RAY_START_PARAMS,
     RAY_VERSION_MISMATCH, RAY_NAME_LENGTH, RAY_REPLICAS, EXCEEDS_TEAM_QUOTA, RAY_AUTHENTICATION, TEAM_GROUPS_OVERLAP, OPEN_LOAD_BALANCER,
-    EFA_IMAGE_WITHOUT_LIBFABRIC,
+    EFA_IMAGE_WITHOUT_LIBFABRIC, NEURON_NOT_SCHEDULABLE, NEURON_IMAGE, RAY_NEURON_VERSIONS, NEURON_SCHEDULER_EXTENSION,
 )

@@ -28,7 +28,8 @@ def _team(team: Any, config: Config) -> dict[str, Any]:
     quota = None
     if team.quota is not None:
         q = team.quota
-        quota = {"requests.cpu": q.cpu, "requests.memory": q.memory, "requests.nvidia.com/gpu": str(q.gpus)}
+        quota = {"requests.cpu": q.cpu, "requests.memory": q.memory, "requests.nvidia.com/gpu": str(q.gpus),
+                 "requests.aws.amazon.com/neuron": str(q.neuron_devices), "requests.aws.amazon.com/neuroncore": str(q.neuron_cores)}
         if q.persistent_volume_claims is not None:
             quota["persistentvolumeclaims"] = str(q.persistent_volume_claims)
         if q.storage is not None:

@@ -185,6 +185,10 @@ class Quota(StrictModel):
     cpu: Quantity
     memory: Quantity
     gpus: NonNegativeInt = 0  # nvidia.com/gpu, and the devices of every GPU DeviceClass (dra pack)
+    # aws.amazon.com/neuron (whole Inferentia/Trainium devices) and aws.amazon.com/neuroncore:
+    # like GPUs, a team holds none unless its quota gives them.
+    neuron_devices: NonNegativeInt = 0
+    neuron_cores: NonNegativeInt = 0
     resource_claims: NonNegativeInt | None = None  # DRA ResourceClaims at once; default: the dra pack's, per GPU
     persistent_volume_claims: NonNegativeInt | None = None
     storage: Quantity | None = None
