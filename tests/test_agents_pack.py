@@ -79,6 +79,11 @@ def test_the_backend_authenticates_and_grants_tools_per_team(objects):
     assert '"reindex_docs"' in reindex and '"ml-research"' in reindex and "customer-support" not in reindex
     assert policies["http"] == {"requestTimeout": "30s"} and policies["tcp"] == {"connectTimeout": "5s"}
     assert policies["tls"]["caCertificateRefs"] == [{"name": "mcp-tools-ca"}]
+    # Every tools/call passes the input policy server first, without the caller's token.
+    [processor] = policies["mcp"]["guardrails"]["processors"]
+    assert processor["methods"] == {"tools/call": "Request"}
+    assert processor["remote"] == {"backendRef": {"group": "", "kind": "Service", "name": "mcp-input-policy", "port": 9000},
+                                   "failureMode": "FailClosed", "disallowedRequestHeaders": ["authorization"]}
 
 
 def test_the_identity_provider_keys_come_over_tls(objects):

@@ -35,7 +35,10 @@ def test_table_lists_every_rule_once_with_its_severity() -> None:
 
 # Mistakes the domain notes (design seeds) call wrong: errors, not warnings.
 SEED_MISTAKES = ["storage/fsx-capacity", "dra/sharing-not-isolation", "storage/s3-posix-semantics",
-                 "compute/unknown-instance-type", "cluster/unknown-region"]
+                 "compute/unknown-instance-type", "cluster/unknown-region",
+                 # the agent section: MCP behind a real gateway, GPU indexing, Langfuse 4
+                 "agents/mcp-url-without-gateway", "agents/mcp-without-authentication", "agents/tool-input-unchecked",
+                 "agents/milvus-gpu-without-gpu-index", "agents/embedding-mismatch", "agents/langfuse-v2-layout"]
 # Warnings on purpose: choices some platforms make knowingly; no seed calls them wrong.
 WARNINGS = {"compute/gpu-pool-untainted", "tenancy/privileged-namespace", "tenancy/team-without-groups",
             "jark/unstable-username-claim", "jark/team-groups-overlap", "jark/open-load-balancer"}

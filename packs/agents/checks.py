@@ -70,6 +70,8 @@ def _check_servers(config: Config, parts: dict[str, Any], teams: set[str], dev: 
         elif server.url:
             yield r.MCP_URL_WITHOUT_GATEWAY.problem(path + ("url",), f"MCP server {server.name!r} has a backend behind the gateway; "
                                                     "a direct url beside it would bypass the gateway")
+        if server.backend is not None and server.input_validation is None and not dev:
+            yield r.TOOL_INPUT_UNCHECKED.problem(path, f"MCP server {server.name!r} has no inputValidation: tool arguments reach it unchecked")
         if server.authentication == "none" and not dev:
             yield r.MCP_WITHOUT_AUTHENTICATION.problem(path + ("authentication",), f"MCP server {server.name!r} takes calls without "
                                                        "authentication outside a dev cluster")

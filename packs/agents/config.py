@@ -144,6 +144,17 @@ class BackendTls(StrictModel):
     subject_alt_names: tuple[str, ...] = ()
 
 
+class InputValidation(StrictModel):
+    """A policy server the gateway hands every tools/call request to before the MCP server sees
+    it (Agentgateway MCP guardrails, gRPC): where tool arguments are checked against the tools'
+    input schemas and policy. The caller's Authorization header is never forwarded to it."""
+
+    service: DnsLabel
+    namespace: DnsLabel | None = None  # the Service's; defaults to the gateway's
+    port: Port
+    fail_closed: bool = True  # refuse the call when the policy server is unreachable
+
+
 class McpTool(StrictModel):
     name: ToolName
     # The teams whose agents may list and call the tool. No default: a tool granted to every
@@ -162,6 +173,7 @@ class McpServer(StrictModel):
     tls: BackendTls | None = None
     request_timeout: GatewayDuration = "60s"
     connect_timeout: GatewayDuration = "5s"
+    input_validation: InputValidation | None = None
     tools: Annotated[tuple[McpTool, ...], Field(min_length=1)]
 
 

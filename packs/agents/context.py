@@ -232,6 +232,15 @@ def _backend(server: McpServer, gateway: Any, spec: Any) -> dict[str, Any]:
             "authorization": {"action": "Allow", "policy": {"matchExpressions": [
                 authorization_expression(server, auth.groups_claim, _team_principals(spec))]}},
         }
+    if server.input_validation is not None:
+        check = server.input_validation
+        ref: dict[str, Any] = {"group": "", "kind": "Service", "name": check.service, "port": check.port}
+        if check.namespace:
+            ref["namespace"] = check.namespace
+        policies.setdefault("mcp", {})["guardrails"] = {"processors": [{
+            "methods": {"tools/call": "Request"},
+            "remote": {"backendRef": ref, "failureMode": "FailClosed" if check.fail_closed else "FailOpen",
+                       "disallowedRequestHeaders": ["authorization"]}}]}
     if server.tls is not None:
         tls: dict[str, Any] = {}
         if server.tls.ca_config_map:

@@ -107,10 +107,16 @@ EXCEEDS_TEAM_QUOTA = Rule(
     "lower agents[].cpu / memory or raise teams[].quota",
 )
 
+TOOL_INPUT_UNCHECKED = Rule(
+    "agents/tool-input-unchecked",
+    "without input validation at the gateway, tool arguments a model makes up reach the MCP server unchecked against the tool's input schema",
+    "give mcpServers[].inputValidation (a policy server the gateway sends every tools/call to), or set cluster.environment: dev",
+)
+
 RULES = (
     MCP_WITHOUT_AUTHENTICATION, TOOL_FOR_EVERY_TEAM, MCP_URL_WITHOUT_GATEWAY, TOOL_NOT_GRANTED, UNKNOWN_REFERENCE,
     MISSING_COMPONENT, INLINE_CREDENTIAL, MODEL_WITHOUT_CREDENTIALS, BUNDLED_STORE_OUTSIDE_DEV, UNSECURE_KAGENT,
     LANGFUSE_STORES, LANGFUSE_V2_LAYOUT, LANGFUSE_MASKING_LICENSE, MILVUS_GPU_WITHOUT_GPU_INDEX,
     MILVUS_GPU_INDEX_WITHOUT_GPU, EMBEDDING_MISMATCH, UNKNOWN_STORAGE_CLASS, GPU_POOL, WORKLOAD_IDENTITY,
-    EXCEEDS_TEAM_QUOTA,
+    EXCEEDS_TEAM_QUOTA, TOOL_INPUT_UNCHECKED,
 )
