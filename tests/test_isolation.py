@@ -154,3 +154,89 @@ def test_the_namespace_index_selects_what_trying_every_namespace_selects():
         brute = sorted(n for n, labels in namespaces.items() if isolation.selects(selector, labels))
         assert index.selected(selector) == brute, selector
     assert index.selected({"matchLabels": {"tier": "x"}}) == ["a", "b"]  # the comparison is not vacuous
+
+
+# --- platform namespaces: default-deny both ways, explicit allows ---------------------------
+
+PLATFORM_NAMESPACES = {"jark.yaml": ("argo", "jupyterhub", "kuberay-system"), "observability.yaml": ("monitoring",)}
+KUBE_DNS = Pod("kube-system", {"k8s-app": "kube-dns"})
+
+
+def example_objects(example: str) -> list[dict]:
+    return objects(render_clean((example, (VALUES / example).read_bytes())))
+
+
+def test_every_namespace_strata_isolates_denies_ingress_and_egress_by_default():
+    for example, platform in PLATFORM_NAMESPACES.items():
+        rendered = example_objects(example)
+        teams = [n for n, labels in isolation.namespace_labels(rendered).items() if isolation.TEAM_LABEL in labels]
+        for namespace in (*platform, *teams):
+            deny = [o["spec"] for o in rendered if o["kind"] == "NetworkPolicy" and o["metadata"]["namespace"] == namespace
+                    and o["spec"]["podSelector"] == {} and set(o["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+                    and "ingress" not in o["spec"] and "egress" not in o["spec"]]
+            assert deny, f"{example}: {namespace} has no default-deny NetworkPolicy for ingress and egress"
+
+
+def test_platform_components_reach_dns_and_only_their_own_peers():
+    rendered = jark_objects()
+    controller = Pod("argo", {"app.kubernetes.io/component": "workflow-controller"})
+    argo_server = Pod("argo", {"app.kubernetes.io/component": "server"})
+    operator = Pod("kuberay-system", {"app.kubernetes.io/name": "kuberay-operator"})
+    hub = Pod("jupyterhub", {"component": "hub", "app": "jupyterhub"})
+    scheduler = Pod("jupyterhub", {"component": "user-scheduler", "app": "jupyterhub"})
+    for pod in (controller, argo_server, operator, hub, scheduler, notebook("research")):
+        assert isolation.connection_allowed(rendered, pod, KUBE_DNS, 53, "UDP"), pod
+    # the operator reaches the heads' dashboards, not the workers
+    assert isolation.connection_allowed(rendered, operator, ray_head("research"), RAY_DASHBOARD)
+    assert not isolation.connection_allowed(rendered, operator, Pod("research", {"ray.io/node-type": "worker"}), RAY_DASHBOARD)
+    # nothing else of the platform reaches into a team namespace
+    research_pod = Pod("research", {"app": "trainer"})
+    for pod in (controller, argo_server, scheduler):
+        assert not isolation.connection_allowed(rendered, pod, ray_head("research"), RAY_DASHBOARD), pod
+        assert not isolation.connection_allowed(rendered, pod, research_pod, 8080), pod
+    # and team Pods reach none of the operators
+    assert not isolation.connection_allowed(rendered, research_pod, controller, 9090)
+    assert not isolation.connection_allowed(rendered, research_pod, operator, 8080)
+    assert not isolation.connection_allowed(rendered, research_pod, argo_server, 2746)
+    # what the platform opens on purpose still works: the monitoring namespace scrapes them
+    prometheus = Pod("monitoring", {"app.kubernetes.io/name": "prometheus"})
+    assert isolation.connection_allowed(rendered, prometheus, controller, 9090)
+
+
+def test_monitoring_scrapes_everything_and_its_other_pods_reach_only_the_stack():
+    rendered = example_objects("observability.yaml")
+    prometheus = Pod("monitoring", {"app.kubernetes.io/name": "prometheus"})
+    grafana = Pod("monitoring", {"app.kubernetes.io/name": "grafana"})
+    alertmanager = Pod("monitoring", {"app.kubernetes.io/name": "alertmanager"})
+    exporter = Pod("gpu-operator", {"app": "nvidia-dcgm-exporter"})
+    stranger = Pod("default", {"app": "curious"})
+    assert isolation.connection_allowed(rendered, prometheus, exporter, 9400)
+    assert isolation.connection_allowed(rendered, grafana, prometheus, 9090)
+    assert isolation.connection_allowed(rendered, prometheus, alertmanager, 9093)
+    for pod in (grafana, alertmanager):
+        assert isolation.connection_allowed(rendered, pod, KUBE_DNS, 53, "UDP")
+        assert not isolation.connection_allowed(rendered, pod, exporter, 9400), pod
+    assert not isolation.connection_allowed(rendered, stranger, prometheus, 9090)
+    assert not isolation.connection_allowed(rendered, stranger, grafana, 3000)
+
+
+def _egress(rendered: list[dict], namespace: str, name: str) -> list[dict]:
+    return next(o for o in rendered if o["kind"] == "NetworkPolicy" and o["metadata"]["namespace"] == namespace
+                and o["metadata"]["name"] == name)["spec"]["egress"]
+
+
+def test_the_api_server_addresses_are_one_setting_for_teams_and_the_platform():
+    layer = b"tenancy:\n  apiServerCidrs: [10.20.0.0/22, 172.20.0.1/32]\n"
+    rendered = objects(render_clean(("jark.yaml", (VALUES / "jark.yaml").read_bytes()), ("api.yaml", layer)))
+    expected = {"to": [{"ipBlock": {"cidr": "10.20.0.0/22"}}, {"ipBlock": {"cidr": "172.20.0.1/32"}}],
+                "ports": [{"protocol": "TCP", "port": 443}]}
+    assert _egress(rendered, "research", "allow-api-server") == [expected]
+    assert _egress(rendered, "jupyterhub", "allow-api-server") == [expected]
+    assert expected in _egress(rendered, "argo", "allow-dns-and-api-server")
+    assert expected in _egress(rendered, "kuberay-system", "allow-dns-and-api-server")
+
+
+def test_team_egress_keeps_out_of_private_addresses_by_default():
+    rendered = jark_objects()
+    assert _egress(rendered, "research", "allow-egress") == [{"to": [{"ipBlock": {
+        "cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "169.254.169.254/32", "172.16.0.0/12", "192.168.0.0/16"]}}]}]

@@ -60,7 +60,7 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     ray_namespaces = ray.cluster_namespaces(spec) if ray else []
     team_labels = _team_labels(spec) if hub else {}
     return {
-        "platform_policies": _platform_policies(facts["tenancy"], parts),
+        "platform_policies": _platform_policies(facts["tenancy"], parts, ray_namespaces),
         "release_namespaces": sorted(ns for name, ns in (("jupyterhub", HUB_NAMESPACE), ("argo_workflows", ARGO_NAMESPACE),
                                                           ("kuberay", KUBERAY_NAMESPACE)) if name in parts),
         "jupyterhub_enabled": hub is not None,
@@ -88,11 +88,17 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
 # own policies for the hub, the proxy and the notebooks.
 SCRAPED_PORTS = {ARGO_NAMESPACE: (9090,), KUBERAY_NAMESPACE: (8080,)}
 INGRESS_PORTS = {ARGO_NAMESPACE: (2746,)}
+# Pods of the z2jh chart that call the Kubernetes API: the hub (KubeSpawner creates the
+# notebook Pods) and the user scheduler. Notebooks, placeholders and image pullers do not.
+HUB_API_COMPONENTS = ("hub", "user-scheduler")
 
 
-def _platform_policies(tenancy: Any, parts: dict[str, Any]) -> list[dict[str, Any]]:
-    """Default-deny ingress in each release namespace, with the allows its components need."""
-    monitoring, ingress = list(tenancy.monitoring_namespaces), list(tenancy.ingress_namespaces)
+def _platform_policies(tenancy: Any, parts: dict[str, Any], ray_namespaces: list[str]) -> list[dict[str, Any]]:
+    """Default-deny ingress and egress in each release namespace, with the allows its
+    components need: ingress that other namespaces need (scrapes, the ingress controller) and
+    egress each component makes (DNS, the API server, its own peers)."""
+    monitoring = list(tenancy.monitoring_namespaces) if tenancy else []
+    ingress = list(tenancy.ingress_namespaces) if tenancy else []
     out = []
     for name, namespace in (("jupyterhub", HUB_NAMESPACE), ("argo_workflows", ARGO_NAMESPACE), ("kuberay", KUBERAY_NAMESPACE)):
         if name not in parts:
@@ -103,8 +109,38 @@ def _platform_policies(tenancy: Any, parts: dict[str, Any]) -> list[dict[str, An
                 allows.append({"from": [{"namespaceSelector": {"matchExpressions": [
                     {"key": "kubernetes.io/metadata.name", "operator": "In", "values": peers}]}}],
                     "ports": [{"protocol": "TCP", "port": p} for p in ports]})
-        out.append({"namespace": namespace, "allows": allows})
+        egress = _platform_egress(tenancy, namespace, ray_namespaces) if tenancy else []
+        out.append({"namespace": namespace, "allows": allows, "egress": egress})
     return out
+
+
+def _platform_egress(tenancy: Any, namespace: str, ray_namespaces: list[str]) -> list[dict[str, Any]]:
+    """The egress NetworkPolicies of one release namespace: name, Pods, rules."""
+    everyone: dict[str, Any] = {}
+    if namespace == HUB_NAMESPACE:
+        # The chart's own policies open the hub's, the proxy's and the notebooks' egress; the
+        # API server is for the hub and the user scheduler only, never for notebooks.
+        return [
+            {"name": "allow-dns", "pod_selector": everyone, "rules": [tenancy.dns()]},
+            {"name": "allow-api-server", "rules": [tenancy.api_server()],
+             "pod_selector": {"matchExpressions": [{"key": "component", "operator": "In", "values": list(HUB_API_COMPONENTS)}]}},
+        ]
+    base = {"name": "allow-dns-and-api-server", "pod_selector": everyone, "rules": [tenancy.dns(), tenancy.api_server()]}
+    if namespace == ARGO_NAMESPACE:
+        # The Argo server shows artifacts and logs from S3 and signs users in at the SSO
+        # issuer (both public HTTPS), with its IAM identity from the Pod Identity agent.
+        server = {"name": "allow-server-artifacts", "pod_selector": {"matchLabels": {"app.kubernetes.io/component": "server"}},
+                  "rules": [tenancy.public_https(), tenancy.pod_identity_agent()]}
+        return [base, server]
+    # The KubeRay operator reads RayJob and RayService status from the heads' dashboard (8265)
+    # and dashboard agent (52365) in the team namespaces with Ray clusters.
+    if not ray_namespaces:
+        return [base]
+    heads = {"name": "allow-ray-heads", "pod_selector": everyone, "rules": [{
+        "to": [{"namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ray_namespaces}]},
+                "podSelector": {"matchLabels": {"ray.io/node-type": "head"}}}],
+        "ports": [{"protocol": "TCP", "port": p} for p in RAY_OPERATOR_PORTS]}]}
+    return [base, heads]
 
 
 def _team_labels(spec: Any) -> dict[str, dict[str, Any]]:

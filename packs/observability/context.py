@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 from strata.pack import Facts, all_pool_facts
@@ -155,6 +156,41 @@ def extra_rule(rule: ExtraRule) -> dict[str, Any]:
     return {k: v for k, v in rule.model_dump(by_alias=True, exclude_none=True).items() if v not in ({}, None)}
 
 
+def _remote_write_ports(prom: Any) -> list[int]:
+    ports = set()
+    for target in prom.remote_write:
+        url = urllib.parse.urlsplit(target.url)
+        ports.add(url.port or (443 if url.scheme == "https" else 80))
+    return sorted(ports)
+
+
+def _monitoring_isolation(prom: Any, tenancy: Any) -> dict[str, Any]:
+    """kube-prometheus-stack's namespace: default-deny ingress and egress, and the egress each
+    component needs. All of them: DNS and the API server (the operator, kube-state-metrics,
+    Prometheus' service discovery, Grafana's dashboard sidecar, the webhook certificate Jobs).
+    Prometheus: every namespace and every private address (it scrapes Pods in all namespaces,
+    the kubelets and node exporters on the nodes' addresses) and its remote-write endpoints with
+    the Pod Identity agent for SigV4. Alertmanager: receivers on public addresses. Without the
+    tenancy pack, egress stays open (its facts carry the API server's addresses)."""
+    egress: list[dict[str, Any]] = []
+    if tenancy is not None:
+        public = tenancy.public_https()
+        egress = [
+            {"name": "allow-dns-and-api-server", "pod_selector": {}, "rules": [tenancy.dns(), tenancy.api_server()]},
+            {"name": "allow-prometheus-scrapes", "pod_selector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}},
+             "rules": [{"to": [{"namespaceSelector": {}}]}, tenancy.private_addresses()]},
+            {"name": "allow-alertmanager-receivers", "pod_selector": {"matchLabels": {"app.kubernetes.io/name": "alertmanager"}},
+             "rules": [{"to": public["to"]}]},
+        ]
+        ports = _remote_write_ports(prom)
+        if ports:
+            egress.append({"name": "allow-prometheus-remote-write",
+                           "pod_selector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}},
+                           "rules": [{"to": public["to"], "ports": [{"protocol": "TCP", "port": p} for p in ports]},
+                                     tenancy.pod_identity_agent()]})
+    return {"namespace": prom.namespace, "query_namespaces": sorted(prom.query_namespaces), "egress": egress}
+
+
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
     config = kuberay.resolve(facts, config)
     prom = config.prometheus
@@ -175,6 +211,6 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
         "dcgm_chart": config.dcgm_exporter.source == "chart",
         "dcgm_chart_values": _dcgm_chart_values(spec, config, gpu_operator(facts)),
         "gpu_operator_values": _gpu_operator_values(spec, config),
-        "monitoring_isolation": {"namespace": prom.namespace, "query_namespaces": sorted(prom.query_namespaces)} if prom.install else None,
+        "monitoring_isolation": _monitoring_isolation(prom, facts["tenancy"]) if prom.install else None,
         "dashboards": dashboards.config_maps(config, karpenter=karpenter, namespace=dash_ns) if config.dashboards.enabled else [],
     }

@@ -33,20 +33,23 @@ class DefaultRequests(StrictModel):
     memory: Quantity = "256Mi"
 
 
+PRIVATE_RANGES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
+
+
 class Egress(StrictModel):
-    # Isolate egress: DNS to kube-system, the team's own namespace and `cidrs` only. The
-    # default range keeps the internet, AWS APIs and the Kubernetes API reachable and only
-    # blocks instance metadata; narrow it (VPC endpoints, the API server) to restrict more.
+    # Isolate egress: DNS to kube-system, the team's own namespace, the API server
+    # (`apiServerCidrs`, TCP 443) and `cidrs` only. The default keeps the internet and AWS's
+    # public endpoints reachable and blocks instance metadata and every private address.
     restrict: bool = True
     cidrs: tuple[Cidr, ...] = ("0.0.0.0/0",)
     # Keep Pods away from the node's instance metadata (and so the node role's credentials);
     # IRSA and EKS Pod Identity do not need it.
     block_instance_metadata: bool = True
     # Keep team Pods out of everything with a private address (the VPC, other Pods, the
-    # platform's Services) except what `cidrs` lists explicitly: the ranges are cut out of the
-    # wider `cidrs`. Off by default: Pods that call the Kubernetes API (the Ray autoscaler, Argo's
-    # executor) then need the API server's addresses (the EKS control-plane ENIs) in `cidrs`.
-    exclude_private_ranges: bool = False
+    # platform's and kube-system's Services) except the API server on 443 and what `cidrs`
+    # lists on its own (a database subnet, an internal service): the private ranges are cut out
+    # of the wider `cidrs`.
+    exclude_private_ranges: bool = True
 
 
 class Config(StrictModel):
@@ -62,3 +65,10 @@ class Config(StrictModel):
     default_requests: DefaultRequests = DefaultRequests()
     team_role: Literal["admin", "edit", "view"] = "edit"  # the ClusterRole the team's groups get
     egress: Egress = Egress()
+    # Where Pods reach the Kubernetes API server, on TCP 443: on EKS the control-plane ENIs in
+    # the cluster's subnets, and the `kubernetes` Service's ClusterIP (policy engines that match
+    # before DNAT, like the VPC CNI's network policy agent, see that address). The default, every
+    # private range, also reaches VPC interface endpoints (STS, ECR, S3), which serve 443 too;
+    # narrow it to the cluster's subnets and Service CIDR. Team Pods (the Ray autoscaler, Argo's
+    # executor) and the platform's operators get exactly this.
+    api_server_cidrs: Annotated[tuple[Cidr, ...], Field(min_length=1)] = PRIVATE_RANGES

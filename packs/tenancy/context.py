@@ -7,10 +7,11 @@ from typing import Any
 
 from strata.pack import Facts
 
-from .config import Config
+from .config import PRIVATE_RANGES as PRIVATE_CIDRS, Config
+from .exports import api_server_rule, dns_rule
 
 METADATA_ADDRESS = ipaddress.IPv4Network("169.254.169.254/32")
-PRIVATE_RANGES = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
+PRIVATE_RANGES = tuple(ipaddress.IPv4Network(n) for n in PRIVATE_CIDRS)
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -63,4 +64,4 @@ def _egress(config: Config) -> dict[str, Any] | None:
         if excepted:
             block["except"] = [str(r) for r in sorted(excepted)]
         blocks.append({"ipBlock": block})
-    return {"destinations": blocks}
+    return {"destinations": blocks, "dns": dns_rule(), "api_server": api_server_rule(tuple(config.api_server_cidrs))}
