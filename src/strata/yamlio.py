@@ -145,6 +145,8 @@ def _sequence(items: list, indent: str, out: list[str]) -> None:
     for item in items:
         if isinstance(item, dict) and item:
             _mapping(item, child, out, first_prefix=indent + "- ")
+        elif isinstance(item, str) and "\n" not in item:  # the common item (a lock's files): what _value writes
+            out.append(f"{indent}- {scalar(item)}\n")
         else:
             out.append(indent + "-")
             _value(item, child, out)

@@ -105,13 +105,20 @@ def _kustomizations(files: dict[str, bytes], outside_root: frozenset[str]) -> di
     `kustomize build DIR` needs neither --enable-helm nor the network."""
     children: dict[str, set[str]] = defaultdict(set)
     for path in files:
-        directory = posixpath.dirname(path)
-        if posixpath.basename(path) == KUSTOMIZATION:
+        directory, _, name = path.rpartition("/")  # posixpath.dirname/basename, for POSIX relative paths
+        if name == KUSTOMIZATION:
             continue  # helm release dirs already carry theirs
-        children[directory].add(posixpath.basename(path))
+        entries = children[directory]
+        if entries:  # its parents are listed already
+            entries.add(name)
+            continue
+        entries.add(name)
         while directory:
-            parent = posixpath.dirname(directory)
-            children[parent].add(posixpath.basename(directory))
+            parent, _, child = directory.rpartition("/")
+            seen = bool(children[parent])
+            children[parent].add(child)
+            if seen:
+                break
             directory = parent
     out: dict[str, bytes] = {}
     for directory, entries in children.items():

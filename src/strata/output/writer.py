@@ -72,8 +72,25 @@ def _scan(out_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _read(out_dir: Path, rel: str) -> bytes:
-    with open(os.path.join(out_dir, rel), "rb") as f:
-        return f.read()
+    # os.read without a buffered file object: a plan reads every file of the tree once.
+    fd = os.open(os.path.join(out_dir, rel), os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _write(path: str, content: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # what open(path, "wb") does
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def _blocked_by_file(on_disk: frozenset[str], rel: str) -> bool:
@@ -101,8 +118,7 @@ def staged(out_dir: Path, tree: dict[str, bytes], beside: bool = True) -> Iterat
             if directory not in made:
                 os.makedirs(os.path.join(stage, directory), exist_ok=True)
                 made.add(directory)
-            with open(os.path.join(stage, rel), "wb") as f:
-                f.write(content)
+            _write(os.path.join(stage, rel), content)
         yield stage
     finally:
         shutil.rmtree(stage, ignore_errors=True)

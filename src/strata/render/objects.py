@@ -4,6 +4,7 @@ and Helm values per release."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from strata.packs.contract import HelmReleaseManifest
@@ -35,7 +36,7 @@ class RenderedObject:
         """The API group ("" for the core group)."""
         return str(self.body.get("apiVersion", "")).rpartition("/")[0]
 
-    @property
+    @functools.cached_property  # the body is not changed once the object is made
     def identity(self) -> tuple[str, str, str, str]:
         return (self.group, self.kind, self.namespace or "", self.name)
 
