@@ -7,7 +7,7 @@ export STRATA_SCHEMA_STORE ?= $(CURDIR)/.tools/schemas
 
 .PHONY: demo test lint-code install tools server-tools linters schemas clean
 
-demo: install tools schemas
+demo: install tools   # the CRD schemas ship with the packs
 	$(BIN)/strata render -f values/realistic.yaml -o out/realistic
 	$(BIN)/strata validate out/realistic
 
@@ -34,8 +34,8 @@ server-tools:   # etcd + kube-apiserver for `validate --server`: slow once, then
 linters:   # kube-score and checkov, pinned, for tests/test_linters.py
 	scripts/install-linters.sh
 
-schemas: install
-	$(BIN)/strata schemas import --pack-crds $(REFERENCE)/crds   # the CRD sets the packs declare
+schemas: install   # optional: the declared CRD sets into the store too (they ship with the packs)
+	$(BIN)/strata schemas import --pack-crds $(REFERENCE)/crds
 
 clean:
 	rm -rf $(VENV) out

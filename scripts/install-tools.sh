@@ -20,20 +20,15 @@ if command -v flock >/dev/null; then
   flock 9
 fi
 
-# name|module|version  (keep in sync with src/strata/tools/__init__.py)
-pins=(
-  "kubeconform|github.com/yannh/kubeconform/cmd/kubeconform|v0.7.0"
-  "helm|helm.sh/helm/v4/cmd/helm|v4.3.1"
-  "kustomize|sigs.k8s.io/kustomize/kustomize/v5|v5.8.2"
-  "promtool|github.com/prometheus/prometheus/cmd/promtool|v0.316.0"
-)
-
-# name|package|version: built inside scripts/server-tools/<name>, whose go.mod (and go.sum)
+# The pins: src/strata/tools/pins.tsv, the one list strata reads too (name, package, version,
+# step). "server" ones are built inside scripts/server-tools/<name>, whose go.mod (and go.sum)
 # pin the same version and every dependency, so the build is reproducible.
-server_pins=(
-  "etcd|go.etcd.io/etcd/server/v3|v3.7.3"
-  "kube-apiserver|k8s.io/kubernetes/cmd/kube-apiserver|v1.37.2"
-)
+pins=()
+server_pins=()
+while IFS=$'\t' read -r name module version step; do
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  if [[ "$step" == server ]]; then server_pins+=("$name|$module|$version"); else pins+=("$name|$module|$version"); fi
+done <"$root/src/strata/tools/pins.tsv"
 
 command -v go >/dev/null || { echo "install-tools: Go is required (https://go.dev/doc/install)" >&2; exit 2; }
 

@@ -120,5 +120,14 @@ def strata_process(schema_store: Path):
 
 
 @pytest.fixture
+def without_shipped_schemas(monkeypatch):
+    """As if the packs shipped no CRD schemas (a third-party pack may not): custom kinds then
+    need the store (the in-process CLI only)."""
+    from strata.validate import schema_store
+
+    monkeypatch.setattr(schema_store, "pack_schema_sets", lambda: [])
+
+
+@pytest.fixture
 def golden(snapshot):
     return snapshot.use_extension(GoldenTreeExtension)

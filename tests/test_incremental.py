@@ -70,11 +70,13 @@ def test_a_spec_change_renders(tmp_path):
 
 def test_a_tree_that_validated_is_not_validated_again_until_a_schema_changes(tmp_path, schema_store, monkeypatch):
     store = tmp_path / "store"
-    # a store of its own (its records and mtimes), without the records other tests left
-    shutil.copytree(schema_store, store, ignore=lambda d, names: [record.DIRECTORY] if Path(d) == schema_store else [])
+    # a store of its own (its mtimes) and a user cache of its own (without the records other tests left)
+    shutil.copytree(schema_store, store)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     out = tmp_path / "out"
     assert not pipeline.render_tree(request(MINIMAL, out, store=store)).failed  # validated, recorded
-    assert len(list((store / record.DIRECTORY).iterdir())) == 1
+    assert len(list((tmp_path / "cache" / "strata" / record.DIRECTORY).iterdir())) == 1
+    assert not (store / record.DIRECTORY).exists(), "nothing is written into the store"
 
     calls = []
     real = pipeline.Validation.offline

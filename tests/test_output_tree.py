@@ -102,7 +102,7 @@ def test_spec_errors_write_nothing(strata, tmp_path):
     assert not out.exists()
 
 
-def test_validation_errors_write_nothing(strata, tmp_path):
+def test_validation_errors_write_nothing(strata, tmp_path, without_shipped_schemas):
     empty_store = tmp_path / "no-schemas"
     empty_store.mkdir()
     out = tmp_path / "out"

@@ -37,18 +37,18 @@ def test_check_fails_without_kubeconform_as_render_does(strata, tmp_path):
     before = _snapshot(out)
     no_tools = tmp_path / "no-tools"
     (no_tools / "bin").mkdir(parents=True)
-    env = {"STRATA_TOOLS_DIR": str(no_tools), "PATH": str(no_tools / "bin")}
+    env = {"STRATA_TOOLS_DIR": str(no_tools), "PATH": str(no_tools / "bin"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     render = strata("render", "-f", MINIMAL, "-o", out, env=env)
     check = strata("render", "-f", MINIMAL, "-o", out, "--check", env=env)
     for result in (render, check):
         assert result.returncode == 1, result.stdout + result.stderr
-        assert "strata: error: kubeconform is not installed: run scripts/install-tools.sh" in result.stderr
+        assert "strata: error: kubeconform is not installed: run strata tools install" in result.stderr
         assert "Traceback" not in result.stderr
     assert strata("render", "-f", MINIMAL, "-o", out, "--check", "--no-validate", env=env).returncode == 0, "skipped only when asked"
     assert _snapshot(out) == before
 
 
-def test_check_fails_with_an_empty_schema_store_as_render_does(strata, tmp_path):
+def test_check_fails_without_a_schema_for_a_kind_as_render_does(strata, tmp_path, without_shipped_schemas):
     out = _rendered(strata, tmp_path)
     empty = tmp_path / "no-schemas"
     empty.mkdir()
@@ -62,7 +62,7 @@ def test_check_fails_with_an_empty_schema_store_as_render_does(strata, tmp_path)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no staging directory is left beside the output"
 
 
-def test_check_reports_drift_and_invalid_output_together(strata, tmp_path):
+def test_check_reports_drift_and_invalid_output_together(strata, tmp_path, without_shipped_schemas):
     out = _rendered(strata, tmp_path)
     nodepool = out / "compute" / "karpenter" / "nodepool-gpu.yaml"
     nodepool.write_text(nodepool.read_text().replace('nvidia.com/gpu: "8"', 'nvidia.com/gpu: "80"'))

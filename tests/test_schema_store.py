@@ -153,7 +153,8 @@ def test_unknown_version_is_a_missing_schema(kubeconform, tmp_path, store) -> No
     assert problem.rule == rules.MISSING_SCHEMA.id
     assert problem.where == "nodepool.yaml: NodePool/gpu"
     assert "karpenter.sh/v1beta1 NodePool" in problem.message
-    assert "run: strata schemas import <CRD files>" in problem.message
+    assert "neither a CRD set an installed pack ships nor an imported CRD defines it" in problem.message
+    assert problem.message.endswith("import the CRDs that define it: strata schemas import <CRD files>")
 
 
 def test_every_reference_crd_compiles(kubeconform, tmp_path, store) -> None:
@@ -188,7 +189,7 @@ def test_core_deployment_unknown_field_fails_strict(kubeconform, tmp_path, store
 
 def test_core_schemas_resolve_definitions_offline(tmp_path) -> None:
     # The converted copies reference _definitions.json next to them, never kubernetes.io.
-    location = schema_store.core_schema_location(tmp_path, K8S)
+    location = schema_store.core_schema_location(K8S)
     directory = Path(location.split("{{")[0]) / "v1.36.0-local-strict"
     text = (directory / "deployment-apps-v1.json").read_text()
     assert '"_definitions.json#/$defs/io.k8s.api.apps.v1.DeploymentSpec"' in text

@@ -423,7 +423,8 @@ def test_interrupted_run_leaves_nothing(sig, minimal_tree, schema_store, tmp_pat
 def test_missing_server_binaries_give_one_line_naming_the_install_command(minimal_tree, schema_store, tmp_path):
     empty = tmp_path / "no-tools"
     (empty / "bin").mkdir(parents=True)
-    env = dict(os.environ, STRATA_TOOLS_DIR=str(empty), PATH=f"{empty / 'bin'}:/usr/bin:/bin", STRATA_SCHEMA_STORE=str(schema_store))
+    env = dict(os.environ, STRATA_TOOLS_DIR=str(empty), PATH=f"{empty / 'bin'}:/usr/bin:/bin", STRATA_SCHEMA_STORE=str(schema_store),
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
     # kubeconform and kustomize would be missing first: link them in, leave the server out
     from strata import tools
 
@@ -433,7 +434,7 @@ def test_missing_server_binaries_give_one_line_naming_the_install_command(minima
                              str(minimal_tree)], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stderr.strip().splitlines() == [
-        "strata: error: etcd is not installed: run scripts/install-tools.sh server (builds etcd v3.7.3 once, about a quarter of an hour)"]
+        "strata: error: etcd is not installed: run strata tools install --server (builds etcd v3.7.3 once, about a quarter of an hour)"]
 
 
 def test_server_rule_is_listed_and_explained(strata):

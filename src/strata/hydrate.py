@@ -18,7 +18,7 @@ from strata.output.lock import LOCK_NAME, HelmReleaseEntry, HydratedEntry, Lock
 from strata.output.tree import HEADER, values_digest
 from strata.problems import Problem
 from strata.rules import Rule
-from strata.validate.schema_store import crd_scopes
+from strata.validate.schema_store import crd_directories, crd_scopes
 
 HYDRATE = Rule("hydrate/helm-template", "helm template failed for a pinned release", "fix the values or the chart cache as the message says")
 MISSING_CHART = Rule(
@@ -66,9 +66,10 @@ def pull(cache: Path, previous: Lock) -> list[str]:
 
 
 def api_versions(kubernetes_version: str, store: Path) -> list[str]:
-    """What the platform serves beyond the core: every CRD group/version in the schema store,
+    """What the platform serves beyond the core: every CRD group/version the packs ship or the store holds,
     and DRA's DeviceClass from Kubernetes 1.34 (charts probe it through .Capabilities)."""
-    served = {f"{d.name}/{f.stem.rpartition('_')[2]}" for d in store.glob("*.*") if d.is_dir() for f in d.glob("*.json")}
+    served = {f"{d.name}/{f.stem.rpartition('_')[2]}" for root in crd_directories(store)
+              for d in root.glob("*.*") if d.is_dir() for f in d.glob("*.json")}
     if tuple(int(x) for x in kubernetes_version.split(".")) >= (1, 34):
         served.add("resource.k8s.io/v1/DeviceClass")
     return sorted(served)

@@ -11,11 +11,13 @@ import traceback
 
 import click
 
-from strata.cli import catalog, commands
+from strata.cli import catalog, commands, tooling
 from strata.cli.report import echo_problems
 from strata.errors import CheckFailed, ProblemsFound, StrataError
 
 commands.cli.add_command(catalog.catalog)
+commands.cli.add_command(tooling.tools)
+commands.cli.add_command(tooling.doctor)
 
 REPORT_URL = "https://github.com/strata-dev/strata/issues"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from strata import __version__, pipeline, rules as core_rules
+from strata import __version__, pipeline, progress as progress_lib, rules as core_rules, tools
 from strata.cli.report import echo_problems
 from strata.errors import CheckFailed, ProblemsFound, UsageError
 from strata.output import rendered
@@ -45,8 +45,18 @@ store_option = click.option("--schema-store", type=click.Path(file_okay=False, p
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="strata")
-def cli() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr (they are off anyway when stderr is not a terminal).")
+@click.option("--tools-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Look for the pinned binaries in DIR/bin first (default: $STRATA_TOOLS_DIR; then the user cache "
+                   "`strata tools install` fills, then PATH).")
+def cli(quiet: bool, tools_dir: Path | None) -> None:
     """Render a typed GPU-platform spec for Amazon EKS into validated, Git-ready manifests."""
+    progress_lib.configure(quiet)
+    tools.use_tools_dir(tools_dir)
+
+
+def progress(message: str) -> None:
+    progress_lib.note(message)
 
 
 def _read_specs(paths: tuple[Path, ...]) -> list[tuple[str, bytes]]:

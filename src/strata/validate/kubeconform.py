@@ -1,7 +1,7 @@
 """Validate rendered manifests offline with the pinned kubeconform binary.
 
 Only local schema locations are passed (core schemas from kubernetes-validate, CRD schemas
-from the store), never a URL and never ``-ignore-missing-schemas``: an object strata cannot
+shipped with the packs, then those imported into the store), never a URL and never ``-ignore-missing-schemas``: an object strata cannot
 check is reported, not skipped.
 """
 
@@ -36,8 +36,8 @@ def arguments(kubernetes_version: str, store: Path) -> list[str]:
     return [
         "-strict", "-summary", "-output", "json",
         "-kubernetes-version", version,
-        "-schema-location", schema_store.core_schema_location(store, version),
-        "-schema-location", schema_store.crd_schema_location(store),
+        "-schema-location", schema_store.core_schema_location(version),
+        *(flag for location in schema_store.crd_schema_locations(store) for flag in ("-schema-location", location)),
     ]
 
 
@@ -82,8 +82,9 @@ def validate_files(root: Path, files: Sequence[str], kubernetes_version: str, st
         msg = res.get("msg", "")
         if msg.startswith(_MISSING):
             problems.append(_problem(rules.MISSING_SCHEMA, where, (
-                f"no schema for {res.get('version')} {kind}: not a built-in kind of Kubernetes {minor} "
-                "and no imported CRD defines it; run: strata schemas import <CRD files>"
+                f"no schema for {res.get('version')} {kind}: not a built-in kind of Kubernetes {minor}, "
+                "and neither a CRD set an installed pack ships nor an imported CRD defines it; "
+                "import the CRDs that define it: strata schemas import <CRD files>"
             )))
         else:
             problems.append(_problem(rules.VALIDATION, where, _clean(msg)))

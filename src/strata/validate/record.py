@@ -1,8 +1,8 @@
 """What validation proved, remembered outside the tree: a tree strata wrote is identified by
 its lock (which holds every rendered file's digest), and its validation result depends on
 nothing else but the validators, the binaries they run and the schema store. So after a
-clean validation, an empty file named by the digest of all of those is left in the schema
-store (``<store>/validated/``); a later --check of the same, verified-unchanged tree with
+clean validation, an empty file named by the digest of all of those is left in the per-user
+cache (``$XDG_CACHE_HOME/strata/validated/``; never in the schema store, which may be read-only); a later --check of the same, verified-unchanged tree with
 the same tools and schemas need not prove it again. The tree's own bytes never depend on
 it (a --no-validate render writes the same lock), and a fresh machine, or any change to
 a binary or a schema, simply validates again."""
@@ -14,8 +14,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from strata import tools
+from strata import tools, usercache
 from strata.errors import ToolMissing
+from strata.validate import schema_store
 
 DIRECTORY = "validated"
 _TOOLS = ("kubeconform", "kustomize")
@@ -24,6 +25,7 @@ _TOOLS = ("kubeconform", "kustomize")
 def key(lock: bytes, validators: Iterable[str], store: Path) -> str | None:
     """None when a binary is missing: nothing can be said about validating with it."""
     h = hashlib.sha256(lock)
+    h.update(str(Path(store).resolve()).encode())
     h.update("\0".join(validators).encode())
     for name in _TOOLS:
         try:
@@ -32,6 +34,10 @@ def key(lock: bytes, validators: Iterable[str], store: Path) -> str | None:
         except (OSError, ToolMissing):  # a missing or an unreadable binary
             return None
         h.update(f"\0{name}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    h.update(f"\0{schema_store.core_cache_dir().name}".encode())  # the converted core schemas' release
+    for _, _, shipped in schema_store.pack_schema_sets():  # a pack's schemas: named by their provenance
+        provenance = shipped / "PROVENANCE.tsv"
+        h.update(b"\0" + (provenance.read_bytes() if provenance.is_file() else b"-"))
     root = Path(store)
     if not root.is_dir():
         return None
@@ -51,15 +57,16 @@ def key(lock: bytes, validators: Iterable[str], store: Path) -> str | None:
 
 
 def recorded(digest: str | None, store: Path) -> bool:
-    return digest is not None and (Path(store) / DIRECTORY / digest).is_file()
+    return digest is not None and (usercache.root() / DIRECTORY / digest).is_file()
 
 
 def record(digest: str | None, store: Path) -> None:
-    """Best effort: a read-only store only means the next check validates again."""
+    """Best effort: a read-only cache only means the next check validates again. (``store``
+    is part of the digest already.)"""
     if digest is None:
         return
     try:
-        (Path(store) / DIRECTORY).mkdir(parents=True, exist_ok=True)
-        (Path(store) / DIRECTORY / digest).touch()
+        (usercache.root() / DIRECTORY).mkdir(parents=True, exist_ok=True)
+        (usercache.root() / DIRECTORY / digest).touch()
     except OSError:
         pass

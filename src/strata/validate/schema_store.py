@@ -5,7 +5,8 @@ Two parts, both plain files that kubeconform reads through ``-schema-location`` 
 - CRD schemas, imported from CustomResourceDefinition YAML (``import_crds``) and converted
   *strictly*: an object that declares its properties rejects any other field, as the API
   server would prune it (a typo would silently vanish instead of taking effect).
-- core Kubernetes schemas, from the ``kubernetes-validate`` package (``core_schema_location``).
+- core Kubernetes schemas, from the ``kubernetes-validate`` package, converted once into the
+  per-user cache (``core_schema_location``), never into the store.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from strata import yamlio
+from strata import usercache, yamlio
 from strata.errors import StrataError
 
 # kubeconform fills these in from each resource's apiVersion and kind (lowercased).
@@ -47,6 +48,18 @@ def crd_schema_location(store: Path) -> str:
     return f"{Path(store).resolve()}/{CRD_LOCATION}"
 
 
+def crd_schema_locations(store: Path) -> list[str]:
+    """Where kubeconform looks for custom kinds, in order: the schemas the installed packs
+    ship for the CRD sets they declare, then the store (``strata schemas import``: extra CRDs)."""
+    shipped = [f"{directory.resolve()}/{CRD_LOCATION}" for _, _, directory in pack_schema_sets() if directory.is_dir()]
+    return [*shipped, crd_schema_location(store)]
+
+
+def crd_directories(store: Path) -> list[Path]:
+    """The directories holding <group>/<kind>_<version>.json files: the packs' sets, the store."""
+    return [*(d for _, _, d in pack_schema_sets() if d.is_dir()), Path(store)]
+
+
 # --- CRD import -----------------------------------------------------------------------------
 
 
@@ -54,6 +67,24 @@ def import_crds(sources: Iterable[str | Path], store: Path, stdin: TextIO | None
     """Write ``store/<group>/<kind>_<version>.json`` for every served version of every CRD
     in ``sources`` (files, directories searched recursively, or ``-`` for ``stdin``).
     Returns the paths written, sorted. Nothing is written if any source is bad."""
+    converted, scopes = convert_crds(sources, stdin)
+    written = []
+    for rel, content in converted.items():
+        path = Path(store) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(path, content)
+        written.append(path)
+    if scopes:
+        Path(store).mkdir(parents=True, exist_ok=True)
+        _write_atomic(Path(store) / SCOPES_FILE, scopes_file({**crd_scopes(store, shipped=False), **scopes}))
+    return sorted(written)
+
+
+def convert_crds(sources: Iterable[str | Path], stdin: TextIO | None = None, *,
+                 compact: bool = False) -> tuple[dict[Path, str], dict[str, str]]:
+    """The converted schemas (relative path -> JSON text) of every served version of every CRD
+    in ``sources``, and each CRD's scope by "group/Kind". ``compact``: without descriptions
+    and whitespace (what packs ship; kubeconform never reads a description)."""
     converted: dict[Path, tuple[str, str]] = {}  # relative path -> (content, source)
     scopes: dict[str, str] = {}  # "group/Kind" -> Namespaced | Cluster
     for name, text in _read_sources(sources, stdin):
@@ -66,7 +97,7 @@ def import_crds(sources: Iterable[str | Path], store: Path, stdin: TextIO | None
                 continue
             spec = doc.get("spec") or {}
             scopes[f"{spec.get('group')}/{(spec.get('names') or {}).get('kind')}"] = spec.get("scope", "Namespaced")
-            for rel, content in _convert_crd(doc, name):
+            for rel, content in _convert_crd(doc, name, compact):
                 previous = converted.get(rel)
                 # Two different definitions of one resource (e.g. the GPU operator and the DRA
                 # driver both ship ComputeDomain): a cluster has only one, so let the user pick.
@@ -76,23 +107,22 @@ def import_crds(sources: Iterable[str | Path], store: Path, stdin: TextIO | None
                         "import only one of them"
                     )
                 converted[rel] = (content, name)
-
-    written = []
-    for rel, (content, _) in converted.items():
-        path = Path(store) / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, content)
-        written.append(path)
-    if scopes:
-        Path(store).mkdir(parents=True, exist_ok=True)
-        _write_atomic(Path(store) / SCOPES_FILE, json.dumps({**crd_scopes(store), **scopes}, indent=2, sort_keys=True) + "\n")
-    return sorted(written)
+    return {rel: content for rel, (content, _) in converted.items()}, scopes
 
 
-def crd_scopes(store: Path) -> dict[str, str]:
-    """Every imported CRD's scope by "group/Kind" (Namespaced or Cluster)."""
-    path = Path(store) / SCOPES_FILE
-    return json.loads(path.read_text()) if path.is_file() else {}
+def scopes_file(scopes: dict[str, str]) -> str:
+    return json.dumps(scopes, indent=2, sort_keys=True) + "\n"
+
+
+def crd_scopes(store: Path, shipped: bool = True) -> dict[str, str]:
+    """Every known CRD's scope by "group/Kind" (Namespaced or Cluster): the packs' shipped
+    sets (unless ``shipped`` is False) and the store's imports."""
+    scopes: dict[str, str] = {}
+    for directory in crd_directories(store) if shipped else [Path(store)]:
+        path = directory / SCOPES_FILE
+        if path.is_file():
+            scopes.update(json.loads(path.read_text()))
+    return scopes
 
 
 def _read_sources(sources: Iterable[str | Path], stdin: TextIO | None) -> Iterable[tuple[str, str]]:
@@ -111,7 +141,7 @@ def _read_sources(sources: Iterable[str | Path], stdin: TextIO | None) -> Iterab
             yield str(file), file.read_text(encoding="utf-8")
 
 
-def _convert_crd(crd: dict, source: str) -> list[tuple[Path, str]]:
+def _convert_crd(crd: dict, source: str, compact: bool = False) -> list[tuple[Path, str]]:
     name = (crd.get("metadata") or {}).get("name", "?")
     if crd.get("apiVersion") != "apiextensions.k8s.io/v1":
         raise SchemaImportError(f"{source}: CRD {name} is {crd.get('apiVersion')}, not apiextensions.k8s.io/v1")
@@ -127,7 +157,10 @@ def _convert_crd(crd: dict, source: str) -> list[tuple[Path, str]]:
         if not isinstance(schema, dict):
             raise SchemaImportError(f"{source}: CRD {name} version {version.get('name')} has no openAPIV3Schema")
         converted = _convert(schema, closed=True, resource=True)
-        content = json.dumps(converted, indent=2, sort_keys=True) + "\n"
+        if compact:
+            content = json.dumps(_without_descriptions(converted), sort_keys=True, separators=(",", ":")) + "\n"
+        else:
+            content = json.dumps(converted, indent=2, sort_keys=True) + "\n"
         out.append((Path(group) / f"{kind.lower()}_{version['name']}.json", content))
     return out
 
@@ -197,6 +230,26 @@ def _convert(schema: Any, *, closed: bool, resource: bool = False) -> Any:
     return out
 
 
+def _without_descriptions(schema: Any) -> Any:
+    """A converted schema without its descriptions (only the keyword: a property named
+    "description" stays)."""
+    if isinstance(schema, list):
+        return [_without_descriptions(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "description":
+            continue
+        if key in ("properties", "patternProperties", "definitions", "dependencies") and isinstance(value, dict):
+            out[key] = {name: _without_descriptions(sub) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties", "additionalItems", "not", "allOf", "anyOf", "oneOf"):
+            out[key] = _without_descriptions(value)
+        else:
+            out[key] = value
+    return out
+
+
 def _object_meta(declared: Any) -> dict:
     description = declared.get("description") if isinstance(declared, dict) else None
     return {"type": "object", **({"description": description} if description else {})}
@@ -221,26 +274,37 @@ def _allow_null(out: dict) -> dict:
 # --- core Kubernetes schemas ----------------------------------------------------------------
 
 
-def core_schema_location(store: Path | None = None, kubernetes_version: str | None = None) -> str:
+def core_cache_dir() -> Path:
+    """Where the converted core schemas live: the per-user cache, one directory per
+    kubernetes-validate release. Never the schema store, which may be read-only or shared."""
+    _, package_version = _kubernetes_validate_schemas()
+    return usercache.root() / "core-schemas" / f"kubernetes-validate-{package_version}"
+
+
+def core_schema_location(kubernetes_version: str | None = None) -> str:
     """The ``-schema-location`` template for the core Kubernetes schemas.
 
     kubernetes-validate ships ``v1.X.0-local-strict/<kind>-<group>-<version>.json`` files whose
     ``$id`` is ``https://kubernetes.io/api/...`` and whose ``$ref``s point at
     ``/api/_definitions.json``: resolved against that ``$id``, kubeconform would fetch them
     from kubernetes.io (and, offline, silently report "could not find schema"). So they are
-    copied once into ``<store>/core/<package version>/`` with the ``$id`` dropped and the
+    copied once into the per-user cache (``core_cache_dir``) with the ``$id`` dropped and the
     references made relative to the file. Only the strict variant is converted: strata always
     runs kubeconform with ``-strict``. ``kubernetes_version`` (``1.36`` or ``1.36.0``) limits
     the conversion to that version; without it, every shipped version is converted."""
-    source_root, package_version = _kubernetes_validate_schemas()
-    core = Path(store or default_store()).resolve() / "core" / f"kubernetes-validate-{package_version}"
+    source_root, _ = _kubernetes_validate_schemas()
+    core = core_cache_dir().resolve()
     if kubernetes_version:
         wanted = [f"v{_full_version(kubernetes_version)}-local-strict"]
     else:
         wanted = sorted(p.name for p in source_root.glob("v*-local-strict"))
     for name in wanted:
         if (source_root / name).is_dir() and not (core / name).is_dir():
-            _convert_core_dir(source_root / name, core / name)
+            try:
+                _convert_core_dir(source_root / name, core / name)
+            except OSError as exc:
+                raise SchemaImportError(f"cannot write the converted Kubernetes schemas into {core}: {exc.strerror or exc}; "
+                                        "set XDG_CACHE_HOME to a writable directory") from None
     return f"{core}/{_CORE_LOCATION}"
 
 
@@ -314,3 +378,14 @@ def _write_atomic(path: Path, content: str) -> None:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+# --- CRD schemas shipped with packs ---------------------------------------------------------
+
+
+def pack_schema_sets() -> list[tuple[str, str, Path]]:
+    """(CRD set, pack, directory) for every CRD set an installed pack declares (pack.yaml
+    ``crds``), with the directory the pack ships its converted schemas in."""
+    from strata.packs.loader import discover
+
+    return [(crd_set, pack.name, pack.root / "schemas" / crd_set) for pack in discover() for crd_set in pack.manifest.crds]
