@@ -125,7 +125,7 @@ def without_shipped_schemas(monkeypatch):
     need the store (the in-process CLI only)."""
     from strata.validate import schema_store
 
-    monkeypatch.setattr(schema_store, "pack_schema_sets", lambda: [])
+    monkeypatch.setattr(schema_store, "pack_schema_sets", list)
 
 
 @pytest.fixture
