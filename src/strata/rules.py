@@ -114,10 +114,21 @@ DRIFT = Rule(
     "run strata render without --check and commit the result",
 )
 
+UNKNOWN_CHART_RELEASE = Rule(
+    "charts/unknown-release",
+    "a charts: entry names no Helm release an installed pack declares, so it would change nothing",
+    "use a release name strata renders (helm/<release>/ in the output tree, or pack.yaml helmReleases)",
+)
+CHART_VERSION_RANGE = Rule(
+    "charts/version-out-of-range",
+    "a charts: version is outside the range the release's pack declares it supports (its values and rules were made for those)",
+    "pick a version in the range the message names, or upgrade the pack",
+)
 CORE_RULES: tuple[Rule, ...] = (
     SPEC, YAML, DUPLICATE_KEY, LAYER_PATCH, DUPLICATE_OBJECT, TEMPLATE, KUBERNETES_VERSION, UNKNOWN_REGION, PACK_KUBERNETES,
     VALIDATION, MISSING_SCHEMA, KUSTOMIZE, DRIFT, SECRET_IN_OUTPUT, CROSS_TEAM_NETWORK_POLICY, REPO_PATH,
-    WAIVER_UNKNOWN_RULE, WAIVER_EXPIRED, WAIVER_UNUSED, UNKNOWN_CHART_KEY, TYPED_CHART_KEY,
+    WAIVER_UNKNOWN_RULE, WAIVER_EXPIRED, WAIVER_UNUSED, UNKNOWN_CHART_KEY, TYPED_CHART_KEY, UNKNOWN_CHART_RELEASE,
+    CHART_VERSION_RANGE,
 )
 
 

@@ -23,6 +23,9 @@ class HelmReleaseManifest(StrictModel):
     repo: str
     chart: str
     version: str
+    # The chart versions the pack's values and rules are made for, which a spec's charts: entry
+    # may choose instead of ``version`` (space-separated constraints, e.g. ">=1.14.1 <1.15.0").
+    supported_versions: str | None = None
     values: str  # template path inside the pack, e.g. helm/karpenter.yaml.j2
     when: str | None = None  # a boolean key of the pack's context that turns the release on
     # The component of the pack's section whose valuesOverrides the user merges over the rendered

@@ -54,6 +54,10 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
         raise PackError(f"pack {label!r}: invalid {manifest_path}: {exc}") from exc
     if expected_name and manifest.name != expected_name:
         raise PackError(f"pack {label!r}: pack.yaml names it {manifest.name!r}")
+    from strata import charts  # imports the pack contract too
+
+    if problems := charts.manifest_problems(manifest.helm_releases):
+        raise PackError(f"pack {label!r}: invalid {manifest_path}: {'; '.join(problems)}")
     pack_py = root / "pack.py"
     module = _import_pack_module(manifest.name, pack_py)
     config = getattr(module, "Config", None)

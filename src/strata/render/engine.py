@@ -10,7 +10,7 @@ from typing import Any
 
 import jinja2
 
-from strata import nested, overrides, rules, yamlio
+from strata import charts, nested, overrides, rules, yamlio
 from strata.packs import conformance, facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
@@ -82,7 +82,7 @@ def _render_pack(spec: Any, pack: Pack, config: Any, facts: PackFacts, result: R
         hook_args = (spec, config, facts.for_pack(pack), *((rendered,) if pack.manifest.inventory else ()))
         context.update(conformance.check_context(pack.name, pack.root / "pack.py", pack.call("context", *hook_args)))
     _render_templates(pack, context, result)
-    _render_releases(pack, config, context, result)
+    _render_releases(pack, config, context, result, getattr(spec, "charts", {}))
     return [(c.release, _lookup(pack, context, f"releaseValues[{c.release}].values", c.values)) for c in pack.manifest.release_values]
 
 
@@ -160,8 +160,9 @@ def _lookup(pack: Pack, context: dict[str, Any], what: str, dotted: str) -> Any:
     return conformance.lookup(pack.name, pack.root / "pack.yaml", what, context, dotted)
 
 
-def _render_releases(pack: Pack, config: Any, context: dict[str, Any], result: RenderResult) -> None:
-    for release in pack.manifest.helm_releases:
+def _render_releases(pack: Pack, config: Any, context: dict[str, Any], result: RenderResult, pins: Any) -> None:
+    for pinned in pack.manifest.helm_releases:
+        release = charts.apply(pinned, pins)  # the spec's charts: entry, if any
         if release.when and not _lookup(pack, context, f"helmReleases[{release.name}].when", release.when):
             continue
         docs = _render_text(pack, release.values, context, result)

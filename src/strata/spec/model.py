@@ -223,6 +223,20 @@ class Waiver(StrictModel):
         return self
 
 
+class ChartPin(StrictModel):
+    """A Helm release's chart, chosen instead of its pack's pin: a version within the range the
+    pack supports, a repository (an OCI registry or HTTP mirror of the same chart), or both."""
+
+    version: Annotated[str, Field(pattern=r"^v?[0-9]+\.[0-9]+\.[0-9]+$")] | None = None
+    repo: Annotated[str, Field(pattern=r"^(oci|https?)://[^\s]+$")] | None = None  # e.g. oci://registry.internal/charts
+
+    @model_validator(mode="after")
+    def _something(self) -> ChartPin:
+        if self.version is None and self.repo is None:
+            raise ValueError("set version, repo or both")
+        return self
+
+
 class CoreSpec(StrictModel):
     api_version: Literal["strata.dev/v1alpha1"]
     kind: Literal["Platform"]
@@ -230,6 +244,9 @@ class CoreSpec(StrictModel):
     node_pools: tuple[NodePool, ...] = ()
     teams: tuple[Team, ...] = ()
     waivers: tuple[Waiver, ...] = ()
+    # Helm releases by name (karpenter, gpu-operator, ...): the chart version and repository to
+    # use instead of the pack's pin; recorded in strata.lock, used by charts pull and hydrate.
+    charts: dict[DnsLabel, ChartPin] = {}
 
     @property
     def team_namespaces(self) -> dict[str, str]:
