@@ -24,6 +24,7 @@ from strata.errors import UsageError
 from strata.output import rendered
 from strata.output.layout import HELM_DIR, KUSTOMIZATION, LOCK_NAME
 from strata.problems import Problem, has_errors, sorted_problems
+from strata.progress import step as progress_step
 from strata.rules import Rule
 from strata.validate import record
 
@@ -83,6 +84,7 @@ def load(files: list[tuple[str, bytes]], packs: tuple[Pack, ...] | None = None, 
 
 def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) -> list[Problem]:
     from strata import overrides
+    from strata.charts import check as check_chart_pins
     from strata.packs import facts as pack_facts, paths as pack_paths
     from strata.spec.model import SUPPORTED_KUBERNETES
 
@@ -94,6 +96,7 @@ def check(spec: Any, packs: tuple[Pack, ...], facts: PackFacts | None = None) ->
         problems.append(rules.KUBERNETES_VERSION.problem(
             ("cluster", "kubernetesVersion"), f"Kubernetes {version} is outside the supported range {SUPPORTED_KUBERNETES[0]}-{SUPPORTED_KUBERNETES[-1]}"))
     problems.extend(_check_region(spec.cluster.region))
+    problems.extend(check_chart_pins(spec.charts, packs))
     minor = _minor(version)
     for pack in packs:
         config = pack_facts.pack_config(spec, pack)
@@ -171,7 +174,9 @@ class Validation:
         """kubeconform (strict, schema store) over every manifest, and kustomize build."""
         from strata.validate.tree import validate as validate_tree_files
 
-        return validate_tree_files(target.root, target.manifests, target.lock.kubernetes_version, self.schema_store, target.display)
+        manifests = target.manifests
+        with progress_step(f"validating {len(manifests)} files (kubeconform, kustomize build)"):
+            return validate_tree_files(target.root, manifests, target.lock.kubernetes_version, self.schema_store, target.display)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -395,7 +400,8 @@ def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None =
     elif has_errors(result.problems):
         kept = ()
     else:
-        hydrated, problems = hydrate.template(releases, version, hydration.chart_cache, hydration.schema_store)
+        with progress_step(f"helm template of {len(releases)} release(s)"):
+            hydrated, problems = hydrate.template(releases, version, hydration.chart_cache, hydration.schema_store)
         if problems:
             return Produced({}, Lock(), sorted_problems([*result.problems, *problems]))
         kept = tuple(h.entry for h in hydrated)

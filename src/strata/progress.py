@@ -34,7 +34,8 @@ def note(message: str) -> None:
 
 
 @contextlib.contextmanager
-def step(label: str, threshold: float = THRESHOLD_SECONDS) -> Iterator[None]:
+def step(label: str, threshold: float | None = None) -> Iterator[None]:
+    threshold = THRESHOLD_SECONDS if threshold is None else threshold
     if not enabled():
         yield
         return

@@ -11,13 +11,15 @@ import traceback
 
 import click
 
-from strata.cli import catalog, commands, tooling
+from strata.cli import catalog, commands, onboarding, tooling
 from strata.cli.report import echo_problems
 from strata.errors import CheckFailed, ProblemsFound, StrataError
 
 commands.cli.add_command(catalog.catalog)
 commands.cli.add_command(tooling.tools)
 commands.cli.add_command(tooling.doctor)
+for command in (onboarding.init, onboarding.schema, onboarding.explain):
+    commands.cli.add_command(command)
 
 REPORT_URL = "https://github.com/strata-dev/strata/issues"
 

@@ -234,21 +234,6 @@ def list_rules(fmt: str) -> None:
         click.echo(f"{r.id:<{width}}  {r.severity.value:<7}  {r.summary}")
 
 
-@cli.command()
-@click.argument("rule_id")
-def explain(rule_id: str) -> None:
-    """Explain a rule: why it exists and how to fix what it reports."""
-    found = {r.id: r for r in _all_rules()}
-    rule = found.get(rule_id)
-    if rule is None:
-        import difflib
-
-        close = difflib.get_close_matches(rule_id, list(found), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; strata rules lists them"
-        raise UsageError(f"no rule {rule_id!r}{hint}")
-    click.echo(f"{rule.id} ({rule.severity.value})\n\nwhy: {rule.summary}\nfix: {rule.fix}")
-
-
 @cli.group()
 def schemas() -> None:
     """Manage the CRD schema store kubeconform validates against."""

@@ -40,7 +40,7 @@ from typing import Any, Self
 
 import yaml
 
-from strata import tools
+from strata import progress, tools
 from strata.errors import ControlPlaneFailed, UsageError
 from strata.problems import Problem, Severity, sorted_problems
 from strata.rules import Rule
@@ -159,7 +159,8 @@ class ServerValidation:
         return f"server {pins} {crds.resolve() if crds else ''}"
 
     def __call__(self, target: Any) -> list[Problem]:  # pipeline.Target (which imports this module)
-        return validate(target.root, target.manifests, target.lock.schemas, self.crds_dir, target.display)
+        with progress.step("dry-run of every object on a throwaway kube-apiserver"):
+            return validate(target.root, target.manifests, target.lock.schemas, self.crds_dir, target.display)
 
 
 class ControlPlane:
