@@ -55,6 +55,10 @@ def test_agents_present_their_team_token_and_name_their_tools(objects):
     assert tool["headersFrom"] == [{"name": "Authorization", "valueFrom": {"type": "Secret", "name": "research-mcp-token",
                                                                            "key": "authorization"}}]
     assert research["modelConfig"] == "model-openai"
+    # Traces go to Langfuse with the team's project keys from its own Secret.
+    env = {e["name"]: e for e in research["deployment"]["env"]}
+    assert env["OTEL_EXPORTER_OTLP_TRACES_HEADERS"]["valueFrom"] == {"secretKeyRef": {"name": "research-langfuse", "key": "otlp-headers"}}
+    assert env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]["value"].startswith("http://langfuse-web.langfuse.svc")
     support = agents["support-assistant"]["spec"]["declarative"]
     assert support["tools"][0]["mcpServer"]["toolNames"] == ["search_docs"]
 

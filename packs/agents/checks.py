@@ -27,6 +27,10 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     yield from _check_servers(config, parts, teams, dev)
     yield from _check_agents(config, teams)
     yield from _check_quota(config, spec)
+    if "langfuse" in parts:
+        for i, agent in enumerate(config.agents):
+            if agent.tracing and agent.tracing_headers is None:
+                yield r.TRACING_WITHOUT_KEYS.problem(("agents", i), f"agent {agent.name!r} traces to Langfuse without tracingHeaders")
     if "kagent" in parts:
         yield from _check_kagent(parts["kagent"], dev)
     if "langfuse" in parts:

@@ -87,6 +87,9 @@ class Agent(StrictModel):
     memory: Quantity = "1Gi"
     stream: bool = True
     tracing: bool = True  # send OpenTelemetry traces to Langfuse (when agents.langfuse is on)
+    # The OTLP headers for Langfuse, an existing Secret in the team namespace holding
+    # "Authorization=Basic <base64 of the team's Langfuse project public:secret key>".
+    tracing_headers: SecretRef | None = None
 
 
 # --- MCP gateway (Agentgateway) -----------------------------------------------------------

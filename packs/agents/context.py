@@ -144,6 +144,9 @@ def _agent(agent: Any, config: Config, namespaces: dict[str, str], gateway: Any,
             {"name": "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "value": f"{_langfuse_service()}/api/public/otel/v1/traces"},
             {"name": "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "value": "http/protobuf"},
         ]
+        if agent.tracing_headers:
+            env.append({"name": "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "valueFrom": {"secretKeyRef": {
+                "name": agent.tracing_headers.name, "key": agent.tracing_headers.key}}})
     return {
         "name": agent.name,
         "namespace": namespaces[agent.team],

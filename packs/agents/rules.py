@@ -113,10 +113,16 @@ TOOL_INPUT_UNCHECKED = Rule(
     "give mcpServers[].inputValidation (a policy server the gateway sends every tools/call to), or set cluster.environment: dev",
 )
 
+TRACING_WITHOUT_KEYS = Rule(
+    "agents/tracing-without-keys",
+    "Langfuse refuses OpenTelemetry traces without a project's keys, so an agent that traces without them loses every trace",
+    "give agents[].tracingHeaders (a Secret with Authorization=Basic <public:secret key>), or set tracing: false",
+)
+
 RULES = (
     MCP_WITHOUT_AUTHENTICATION, TOOL_FOR_EVERY_TEAM, MCP_URL_WITHOUT_GATEWAY, TOOL_NOT_GRANTED, UNKNOWN_REFERENCE,
     MISSING_COMPONENT, INLINE_CREDENTIAL, MODEL_WITHOUT_CREDENTIALS, BUNDLED_STORE_OUTSIDE_DEV, UNSECURE_KAGENT,
     LANGFUSE_STORES, LANGFUSE_V2_LAYOUT, LANGFUSE_MASKING_LICENSE, MILVUS_GPU_WITHOUT_GPU_INDEX,
     MILVUS_GPU_INDEX_WITHOUT_GPU, EMBEDDING_MISMATCH, UNKNOWN_STORAGE_CLASS, GPU_POOL, WORKLOAD_IDENTITY,
-    EXCEEDS_TEAM_QUOTA, TOOL_INPUT_UNCHECKED,
+    EXCEEDS_TEAM_QUOTA, TOOL_INPUT_UNCHECKED, TRACING_WITHOUT_KEYS,
 )
