@@ -138,7 +138,7 @@ def _agent(agent: Any, config: Config, namespaces: dict[str, str], gateway: Any,
         tool["headers"] = [{"name": "Authorization", "valueFrom": {"type": "Secret", "name": agent.gateway_token.name,
                                                                    "key": agent.gateway_token.key}}] if agent.gateway_token else []
         tools.append(tool)
-    env = []
+    env: list[dict[str, Any]] = []
     if langfuse and agent.tracing:
         env = [
             {"name": "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "value": f"{_langfuse_service()}/api/public/otel/v1/traces"},
