@@ -91,3 +91,20 @@ def stand_ins(body: dict[str, Any], executor: dict[str, Any] | None = None) -> l
     if kind in ("Workflow", "WorkflowTemplate"):
         return _workflow_pods(body, executor)
     return []
+
+
+def notebook(values: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """The notebook Pod KubeSpawner makes from the z2jh values: singleuser.uid, fsGid and
+    allowPrivilegeEscalation (chart defaults 1000, 100, false) merged under
+    hub.config.KubeSpawner.pod_security_context / container_security_context, which take
+    precedence, as KubeSpawner's make_pod does. ``namespace``: where to judge it."""
+    single = values.get("singleuser") or {}
+    spawner = ((values.get("hub") or {}).get("config") or {}).get("KubeSpawner") or {}
+    container = {"runAsUser": single.get("uid", 1000), "allowPrivilegeEscalation": single.get("allowPrivilegeEscalation", False),
+                 **(spawner.get("container_security_context") or {})}
+    pod = {"fsGroup": single.get("fsGid", 100), **(spawner.get("pod_security_context") or {})}
+    image = single.get("image") or {}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "jupyterhub-notebook", "namespace": namespace, "labels": {"component": "singleuser-server"}},
+            "spec": {"securityContext": pod, "containers": [
+                {"name": "notebook", "image": f"{image.get('name')}:{image.get('tag')}", "securityContext": container}]}}

@@ -22,7 +22,7 @@ import pytest
 import yaml
 from conftest import EXAMPLES, REPO_ROOT, VALUES, render_clean, require_tool
 from reference import reference_dir
-from stand_ins import stand_ins
+from stand_ins import notebook, stand_ins
 
 from strata import pipeline
 from strata.cli.commands import pack_crd_sets
@@ -113,8 +113,9 @@ def test_tree_passes_the_api_server_without_a_warning(name, plane, tmp_path):
 def test_team_pods_are_admitted_where_restricted_is_enforced_and_others_refused(plane, rendered_examples, tmp_path):
     """The jark and DRA examples' team namespaces enforce Pod Security restricted; every Pod
     strata makes there (Ray heads with the autoscaler, workers, the RayJob submitter, Argo steps
-    with their executor, DRA Jobs and Deployments) is admitted, and a Pod that breaks restricted
-    is refused."""
+    with their executor, DRA Jobs and Deployments) is admitted, so are the hub's notebooks (their
+    namespace enforces baseline, for the chart's own Pods), and a Pod that breaks restricted is
+    refused."""
     pods: list[str] = []
     namespaces: list[str] = []
     for example in ("jark", "ml-storage-dra"):
@@ -129,6 +130,10 @@ def test_team_pods_are_admitted_where_restricted_is_enforced_and_others_refused(
         assert teams and set(teams.values()) == {"restricted"}, teams
         pods += [f"{example}/{p}" for p in _write_pods(root, files)
                  if yaml.safe_load((root / p).read_text())["metadata"]["namespace"] in teams]
+    # the hub's notebooks as KubeSpawner makes them, judged where restricted is enforced
+    hub_values = yaml.safe_load((tmp_path / "jark/jark/helm/jupyterhub/values.yaml").read_text())
+    (tmp_path / "jark/stand-ins/research/pod-jupyterhub-notebook.yaml").write_text(yaml.safe_dump(notebook(hub_values, "research")))
+    pods.append("jark/stand-ins/research/pod-jupyterhub-notebook.yaml")
     names = {Path(p).name for p in pods}
     assert {"pod-raycluster-research-head.yaml", "pod-rayjob-finetune-llm-submitter.yaml",
             "pod-workflowtemplate-dataflow-step-train.yaml", "pod-job-llm-finetune.yaml",

@@ -153,6 +153,13 @@ def _team_labels(spec: Any) -> dict[str, dict[str, Any]]:
     }
 
 
+# KubeSpawner's pod_security_context and container_security_context for every notebook.
+NOTEBOOK_SECURITY = {
+    "pod": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+    "container": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}, "capabilities": {"drop": ["ALL"]}},
+}
+
+
 def _jupyterhub(hub: JupyterHub, pools: dict[str, PoolFacts], team_labels: dict[str, Any]) -> dict[str, Any]:
     repo, tag = images.split(hub.image)
     digest = hub.image.partition("@")[2]
@@ -165,6 +172,7 @@ def _jupyterhub(hub: JupyterHub, pools: dict[str, PoolFacts], team_labels: dict[
         "home": {"capacity": hub.home.capacity, "storage_class": hub.home.storage_class, "access_modes": list(hub.home.access_modes)},
         "shared_volumes": [{"name": v.name, "claim": v.claim.rpartition("/")[2], "mount_path": v.mount_path} for v in hub.shared_volumes],
         "group_overrides": team_labels,
+        "notebook_security": NOTEBOOK_SECURITY,
         "profiles": [_profile(p, hub, pools) for p in hub.profiles],
         "cull": hub.cull.model_dump(),
     }
