@@ -12,7 +12,7 @@ from conftest import VALUES
 
 from strata.cli import main
 
-SPEC = VALUES / "realistic.yaml"  # gitops.argocd.path: clusters/ml-prod, at line 133
+SPEC = VALUES / "realistic.yaml"  # gitops.argocd.path: clusters/ml-prod, at line 134
 
 
 def _git_repo(root: Path) -> Path:
@@ -35,7 +35,7 @@ def test_tree_elsewhere_in_the_repository_is_refused_at_the_path_line(tmp_path, 
     monkeypatch.chdir(repo)
     code, output = _render(capsys, "deploy/prod")
     assert code == 1, output
-    assert f"{SPEC}:133:" in output and "[render/repo-path]" in output
+    assert f"{SPEC}:134:" in output and "[render/repo-path]" in output
     assert "gitops.argocd.path: 'clusters/ml-prod' names this tree's place in its Git repository, but strata writes it to 'deploy/prod'" in output
     assert not (repo / "deploy").exists(), "nothing is written when the path is wrong"
 

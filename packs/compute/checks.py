@@ -39,7 +39,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     pools = [pool_facts(p) for p in spec.node_pools]
     for i, f in enumerate(pools):
         yield from _check_pool(spec_path("nodePools", i), f, config, version, spec.cluster.region)
-    yield from _check_identity(config)
+    yield from _check_identity(spec, config)
     yield from _check_gpu_operator(pools, config)
     yield from _check_smoke_test(pools, config)
     for release, section in (("karpenter", config.karpenter), ("gpu-operator", config.gpu_operator)):
@@ -179,11 +179,11 @@ def _check_ami(path: tuple, f: PoolFacts, version: tuple[int, ...]) -> Iterator[
         yield r.AMI_FAMILY.problem(where, f"unknown AMI family {family!r}; use al2023 or bottlerocket")
 
 
-def _check_identity(config: Config) -> Iterator[Problem]:
+def _check_identity(spec: Any, config: Config) -> Iterator[Problem]:
     k = config.karpenter
     if k.node_role and k.instance_profile:
         yield r.NODE_IDENTITY.problem(("karpenter", "instance_profile"), "set either nodeRole or instanceProfile, not both")
-    yield from identity_problems(r.CONTROLLER_IDENTITY, ("karpenter",), k)
+    yield from identity_problems(r.CONTROLLER_IDENTITY, ("karpenter",), k, spec.cluster)
 
 
 def _check_gpu_operator(pools: list[PoolFacts], config: Config) -> Iterator[Problem]:

@@ -15,6 +15,9 @@ class KarpenterFeatureGates(StrictModel):
     static_capacity: bool = False
 
 
+KARPENTER = "karpenter"  # the component, as the identity pack names its role and its service account
+
+
 class Karpenter(ControllerIdentity, ChartOverrides):
     # The IAM role of the nodes (Karpenter manages the instance profile), or an existing
     # instance profile. Exactly one; the role defaults to KarpenterNodeRole-<cluster>.

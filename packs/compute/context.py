@@ -7,7 +7,7 @@ from typing import Any
 
 from strata.pack import Facts, PoolFacts, pool_facts, smoke_test_job
 
-from .config import Config
+from .config import KARPENTER, Config
 
 SMOKE_TEST_USER = 65534  # nobody
 EFA_LABEL = "strata.dev/efa"  # on the nodes of EFA pools: where the EFA device plugin runs
@@ -206,7 +206,7 @@ def _karpenter_values(spec: Any, config: Config) -> dict[str, Any]:
     return {
         "cluster_name": cluster,
         "interruption_queue": k.interruption_queue or cluster,
-        "irsa_role_arn": k.irsa_role_arn,
+        "irsa_role_arn": k.irsa_role_arn(spec.cluster, KARPENTER),
         "feature_gates": k.feature_gates.model_dump(by_alias=True),
         "env": env,
     }

@@ -1,5 +1,6 @@
 """What the compute pack tells other packs (pack.yaml `uses: [compute]`): how the GPU Operator
-is configured, so the dra and observability packs follow it without reading compute's section."""
+is configured, so the dra and observability packs follow it without reading compute's section,
+and the AWS access of the Karpenter controller, for the identity pack."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from strata.pack import CoreSpec, Facts, Toleration, all_pool_facts
+from strata.pack import AwsIdentity, CoreSpec, Facts, Toleration, all_pool_facts
 
 from .config import Config
 from .context import NEURON_SCHEDULER_NAME
+from .identity import karpenter_identity
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +57,7 @@ class ComputeFacts:
     gpu_operator: GpuOperatorFacts
     efa_security_groups: tuple[EfaSecurityGroupNeed, ...] = ()
     neuron: NeuronFacts | None = None  # None when no Neuron chart is rendered
+    aws_identities: tuple[AwsIdentity, ...] = ()  # the Karpenter controller's
 
 
 def exports(spec: CoreSpec, config: Config, facts: Facts) -> ComputeFacts:
@@ -69,4 +72,5 @@ def exports(spec: CoreSpec, config: Config, facts: Facts) -> ComputeFacts:
         EfaSecurityGroupNeed(p.name, p.efa.zone, p.efa.security_group.model_dump(exclude_none=True) if p.efa.security_group else None)
         for p in spec.node_pools if p.efa is not None
     ), neuron=NeuronFacts(NEURON_SDK_VERSION, NEURON_SCHEDULER_NAME if config.neuron.scheduler_extension else None)
-        if config.neuron.enabled and any(f.neuron for f in all_pool_facts(spec).values()) else None)
+        if config.neuron.enabled and any(f.neuron for f in all_pool_facts(spec).values()) else None,
+        aws_identities=(karpenter_identity(spec, config),))

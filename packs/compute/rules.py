@@ -55,7 +55,7 @@ NODE_IDENTITY = Rule(
 CONTROLLER_IDENTITY = Rule(
     "compute/controller-identity",
     "IRSA needs the controller's role ARN on the service account; Pod Identity must not carry one",
-    "with identity irsa set controllerRoleArn; with podIdentity remove it and create the association",
+    "with identity irsa set controllerRoleArn, or cluster.accountId for the role strata generates; with podIdentity remove it and create the association",
 )
 RESTRICTED_LABEL = Rule(
     "compute/restricted-label",

@@ -36,7 +36,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         if storage is not None:
             yield from _check_home_class(parts["jupyterhub"], storage)
     if "argo_workflows" in parts:
-        yield from _check_argo(parts["argo_workflows"], pools, teams, env)
+        yield from _check_argo(parts["argo_workflows"], pools, teams, env, spec.cluster.account_id)
         yield from _check_dataflow_quota(parts["argo_workflows"].dataflow, quotas)
     if "kuberay" in parts:
         yield from _check_ray(parts["kuberay"], pools, teams, claims)
@@ -225,7 +225,7 @@ def _check_hub_overrides(path: tuple, overrides: dict[str, Any]) -> Iterator[Pro
 
 # --- Argo Workflows ---------------------------------------------------------------------
 
-def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], env: str) -> Iterator[Problem]:
+def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], env: str, account_id: str | None) -> Iterator[Problem]:
     base = ("argo_workflows",)
     modes, modes_at = argo.effective(("server", "authModes"), list(argo.auth_modes), base + ("auth_modes",), base)
     if isinstance(modes, list) and "server" in modes and env != "dev":
@@ -235,8 +235,9 @@ def _check_argo(argo: Any, pools: dict[str, PoolFacts], teams: dict[str, str], e
     for i, team in enumerate(argo.teams):
         if team.name not in teams:
             yield r.UNKNOWN_REFERENCE.problem(base + ("teams", i, "name"), f"no team is named {team.name!r}")
-        if argo.identity == "irsa" and not team.role_arn:
-            yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i), f"identity irsa: team {team.name!r} has no roleArn, so its workflows cannot reach the artifact bucket")
+        if argo.identity == "irsa" and not team.role_arn and not account_id:
+            yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i), f"identity irsa: team {team.name!r} has no roleArn (and cluster.accountId "
+                                              "names no account for the role strata generates), so its workflows cannot reach the artifact bucket")
         if argo.identity == "podIdentity" and team.role_arn:
             yield r.WORKFLOW_IDENTITY.problem(base + ("teams", i, "role_arn"), "with podIdentity the role comes from the Pod Identity association; drop roleArn or use identity: irsa")
     if argo.dataflow is not None:

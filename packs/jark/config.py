@@ -149,6 +149,11 @@ class Sso(StrictModel):
     scopes: tuple[str, ...] = ("groups",)
 
 
+def runner_component(team: str) -> str:
+    """A team's workflow runner, as the identity pack names its role (<cluster>-argo-workflow-<team>)."""
+    return f"argo-workflow-{team}"
+
+
 class WorkflowTeam(StrictModel):
     name: DnsLabel  # a team of the core spec
     role_arn: RoleArn | None = None  # IRSA role of the runner; none with EKS Pod Identity

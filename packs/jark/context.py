@@ -8,10 +8,10 @@ from typing import Any
 
 import yaml
 
-from strata.pack import TEAM_LABEL, Facts, PoolFacts, all_pool_facts
+from strata.pack import TEAM_LABEL, Facts, PoolFacts, all_pool_facts, role_arn
 
 from . import images
-from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement
+from .config import RELEASE_NAMESPACES, Config, JupyterHub, Placement, runner_component
 from .resources import EFA, efa_env, toleration_dicts
 
 GPU = "nvidia.com/gpu"
@@ -270,7 +270,8 @@ def _argo(argo: Any, spec: Any, pools: dict[str, PoolFacts], namespaces: dict[st
     region = argo.artifacts.region or spec.cluster.region
     runners = []
     for team in argo.teams:
-        annotations = {"eks.amazonaws.com/role-arn": team.role_arn} if argo.identity == "irsa" and team.role_arn else {}
+        role = role_arn(spec.cluster, runner_component(team.name), team.role_arn) if argo.identity == "irsa" else None
+        annotations = {"eks.amazonaws.com/role-arn": role} if role else {}
         runners.append({"namespace": namespaces.get(team.name, team.name), "annotations": annotations})
     return {
         "namespace": ARGO_NAMESPACE,

@@ -91,7 +91,7 @@ ARGO_STATIC_CREDENTIALS = Rule(
 WORKFLOW_IDENTITY = Rule(
     "jark/workflow-identity",
     "the workflow runner needs exactly one IAM identity to reach the artifact bucket: an IRSA role ARN, or an EKS Pod Identity association",
-    "with identity irsa give every team a roleArn; with podIdentity drop roleArn and associate the role with <namespace>/argo-workflow",
+    "with identity irsa give every team a roleArn (or set cluster.accountId for the roles strata generates); with podIdentity drop roleArn and associate the role with <namespace>/argo-workflow",
 )
 UNKNOWN_REFERENCE = Rule(
     "jark/unknown-reference",

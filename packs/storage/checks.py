@@ -21,7 +21,7 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
     for section in ("efs", "fsx"):
         part = getattr(config, section)
         if part is not None:
-            yield from identity_problems(r.CONTROLLER_IDENTITY, (section,), part)
+            yield from identity_problems(r.CONTROLLER_IDENTITY, (section,), part, spec.cluster)
     yield from _check_names(config)
     for source in all_sources(config):
         if source.kind == "class":

@@ -16,6 +16,8 @@ SERVICE_ACCOUNTS = {
     "fsx": "fsx-csi-controller-sa",
     "s3": "s3-csi-driver-sa",
 }
+# The components that call AWS, as the identity pack names their roles (<cluster>-<component>).
+COMPONENTS = {"efs": "efs-csi-controller", "fsx": "fsx-csi-controller", "s3": "s3-csi-driver"}
 
 
 def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
@@ -25,8 +27,8 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
         "fsx_enabled": config.fsx is not None,
         "s3_enabled": config.s3 is not None,
         "service_accounts": SERVICE_ACCOUNTS,
-        "efs": _controller(config.efs) | {"delete_access_point_root_dir": config.efs.delete_access_point_root_dir} if config.efs else None,
-        "fsx": _controller(config.fsx) | {"region": spec.cluster.region} if config.fsx else None,
+        "efs": _controller(spec, config.efs, "efs") | {"delete_access_point_root_dir": config.efs.delete_access_point_root_dir} if config.efs else None,
+        "fsx": _controller(spec, config.fsx, "fsx") | {"region": spec.cluster.region} if config.fsx else None,
         "storage_classes": [_storage_class(s) for s in all_sources(config) if s.kind == "class"],
         "volumes": [c["volume"] for c in claims if c["volume"]],
         "claims": [c["claim"] for c in claims],
@@ -45,8 +47,8 @@ def rendered_claims(spec: Any, config: Config) -> list[dict[str, Any]]:
     return [c["claim"] for c in _resolved_claims(spec, config)]
 
 
-def _controller(part: ControllerIdentity) -> dict[str, Any]:
-    return {"irsa_role_arn": part.irsa_role_arn}
+def _controller(spec: Any, part: ControllerIdentity, driver: str) -> dict[str, Any]:
+    return {"irsa_role_arn": part.irsa_role_arn(spec.cluster, COMPONENTS[driver])}
 
 
 def _storage_class(source: Source) -> dict[str, Any]:

@@ -95,7 +95,7 @@ DUPLICATE_NAME = Rule(
 CONTROLLER_IDENTITY = Rule(
     "storage/controller-identity",
     "IRSA needs the controller's role ARN on its service account; Pod Identity must not carry one",
-    "with identity irsa set controllerRoleArn; with podIdentity remove it and create the association",
+    "with identity irsa set controllerRoleArn, or cluster.accountId for the role strata generates; with podIdentity remove it and create the association",
 )
 
 UNKNOWN_REGION = Rule(

@@ -3,12 +3,14 @@ module under packs/ to it). Everything a pack needs from the engine is named her
 of strata may change without notice to pack authors.
 
 A pack's ``pack.py`` defines ``Config`` (the pydantic model of its spec section) and may define
-``RULES``, ``LEGACY_FIELDS`` and the hooks ``check``, ``context`` and ``exports``; see README.md
+``RULES``, ``LEGACY_FIELDS`` and the hooks ``check``, ``context``, ``exports`` and
+``documents``; see README.md
 ("Writing a pack")."""
 
 from __future__ import annotations
 
 from strata import catalog
+from strata.iam import Arns, AwsIdentity, Condition, IamStatement, kms_statements, role_arn, role_name
 from strata.isolation import SHARED_LABEL, TEAM_LABEL
 from strata.nested import get as nested_get, has as nested_has
 from strata.packs.contract import LegacyField
@@ -61,6 +63,9 @@ __all__ = [
     "catalog", "PoolFacts", "pool_facts", "all_pool_facts", "tolerates",
     # models and checks several packs' sections share
     "ControllerIdentity", "RoleArn", "Toleration", "identity_problems", "mount_problem",
+    # AWS identity needs a pack exports (field aws_identities of its exports) for the identity
+    # pack, ARNs of the cluster's partition/region/account, and the roles strata generates
+    "AwsIdentity", "IamStatement", "Condition", "Arns", "kms_statements", "role_arn", "role_name",
     # tenant isolation labels (strata.isolation judges the rendered NetworkPolicies by them)
     "TEAM_LABEL", "SHARED_LABEL",
     # a component that renders a Helm release and takes valuesOverrides (pack.yaml: valuesOverrides)

@@ -418,7 +418,7 @@ def produce(loaded: Loaded, previous: Lock | None, hydration: Hydration | None =
         waivers=tuple(lockfile.WaiverEntry(**w.as_dict()) for w in loaded.waivers),
     )
     outside_root = frozenset(p.manifest.layer for p in enabled if not p.manifest.in_root_kustomization)
-    files, lock, problems = output_tree.build(result.objects, result.releases, lock, outside_root, memo)
+    files, lock, problems = output_tree.build(result.objects, result.releases, lock, outside_root, memo, result.documents)
     problems = [*result.problems, *problems, *isolation.check(result.objects), *secrets.scan(files)]
     for h in hydrated:  # beside the tree: neither in its kustomizations nor in the secret scan
         files.update(h.files)

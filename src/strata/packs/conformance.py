@@ -17,7 +17,8 @@ from strata.packs.contract import LegacyField, PackManifest
 from strata.rules import Rule
 
 # The hooks pack.py may define, with the arguments the engine passes them.
-HOOKS: dict[str, tuple[str, ...]] = {"check": ("spec", "config", "facts"), "context": ("spec", "config", "facts"), "exports": ("spec", "config", "facts")}
+HOOKS: dict[str, tuple[str, ...]] = {"check": ("spec", "config", "facts"), "context": ("spec", "config", "facts"),
+                                     "exports": ("spec", "config", "facts"), "documents": ("spec", "config", "facts")}
 INVENTORY_CONTEXT = ("spec", "config", "facts", "inventory")
 DECLARATIONS = ("Config", "RULES", "LEGACY_FIELDS")
 # Names the engine puts into every template context; a pack's context may not replace them.

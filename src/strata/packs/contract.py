@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,7 @@ class PackManifest(StrictModel):
 CheckHook = Callable[..., Iterable[Problem]]
 ContextHook = Callable[..., dict[str, Any]]
 ExportsHook = Callable[..., Any]
+DocumentsHook = Callable[..., Mapping[str, Any]]  # {path under the layer, ending in .json: JSON data}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Pack:
     check: CheckHook | None = None
     context: ContextHook | None = None
     exports: ExportsHook | None = None
+    documents: DocumentsHook | None = None
     rules: tuple[Rule, ...] = ()
     legacy_fields: tuple[LegacyField, ...] = ()
 

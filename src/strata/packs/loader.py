@@ -76,6 +76,7 @@ def load_pack(root: Path, source: str, expected_name: str | None = None) -> Pack
         check=getattr(module, "check", None),
         context=getattr(module, "context", None),
         exports=getattr(module, "exports", None),
+        documents=getattr(module, "documents", None),
         rules=rules,
         legacy_fields=conformance.check_legacy_fields(manifest, getattr(module, "LEGACY_FIELDS", ()), rules, pack_py),
     )

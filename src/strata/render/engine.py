@@ -4,20 +4,23 @@ component directory) and its Helm values templates, and parse the output into ob
 from __future__ import annotations
 
 import dataclasses
+import re
 import traceback
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from strata import charts, nested, overrides, rules, yamlio
+from strata.errors import PackError
 from strata.packs import conformance, facts as pack_facts
 from strata.packs.contract import Pack
 from strata.packs.facts import PackFacts, pack_config
 from strata.problems import Problem
 from strata.render import inventory, memo as document_memo
 from strata.render.environment import environment
-from strata.render.objects import RenderedObject, RenderedRelease
+from strata.render.objects import RenderedDocument, RenderedObject, RenderedRelease
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "strata"}
 
@@ -26,6 +29,7 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "strata"}
 class RenderResult:
     objects: list[RenderedObject] = dataclasses.field(default_factory=list)
     releases: list[RenderedRelease] = dataclasses.field(default_factory=list)
+    documents: list[RenderedDocument] = dataclasses.field(default_factory=list)
     problems: list[Problem] = dataclasses.field(default_factory=list)
     memo: document_memo.Memo | None = None  # documents of the tree's last render, reused
 
@@ -83,6 +87,8 @@ def _render_pack(spec: Any, pack: Pack, config: Any, facts: PackFacts, result: R
         context.update(conformance.check_context(pack.name, pack.root / "pack.py", pack.call("context", *hook_args)))
     _render_templates(pack, context, result)
     _render_releases(pack, config, context, result, getattr(spec, "charts", {}))
+    if pack.documents:
+        _pack_documents(pack, pack.call("documents", spec, config, facts.for_pack(pack)), result)
     return [(c.release, _lookup(pack, context, f"releaseValues[{c.release}].values", c.values)) for c in pack.manifest.release_values]
 
 
@@ -154,6 +160,20 @@ def _render_templates(pack: Pack, context: dict[str, Any], result: RenderResult)
             labels = doc["metadata"].setdefault("labels", {})
             labels.update(MANAGED_BY)
             result.objects.append(RenderedObject(pack.name, pack.manifest.layer, component, doc, document))
+
+
+DOCUMENT_PATH = re.compile(r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*\.json$")
+
+
+def _pack_documents(pack: Pack, documents: Any, result: RenderResult) -> None:
+    """The pack's JSON documents; a path outside its layer, or not .json, is the pack's bug."""
+    if not isinstance(documents, Mapping):
+        raise PackError(f"pack {pack.name}: documents in {pack.root / 'pack.py'} returned {type(documents).__name__}, "
+                        "not a mapping of paths to JSON data")
+    for path, data in sorted(documents.items()):
+        if not isinstance(path, str) or not DOCUMENT_PATH.match(path) or ".." in path.split("/"):
+            raise PackError(f"pack {pack.name}: document path {path!r} must be relative, lower case and end in .json")
+        result.documents.append(RenderedDocument(pack.name, pack.manifest.layer, path, data))
 
 
 def _lookup(pack: Pack, context: dict[str, Any], what: str, dotted: str) -> Any:

@@ -46,6 +46,17 @@ class RenderedObject:
 
 
 @dataclasses.dataclass(frozen=True)
+class RenderedDocument:
+    """A JSON document that is no Kubernetes object (an IAM policy ...), written as
+    ``<layer>/<path>`` and left out of every kustomization and of kubeconform."""
+
+    pack: str
+    layer: str
+    path: str  # relative to the layer's directory, ending in .json
+    data: Any
+
+
+@dataclasses.dataclass(frozen=True)
 class RenderedRelease:
     pack: str
     layer: str

@@ -20,6 +20,22 @@ class Cluster(StrictModel):
     region: Annotated[str, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]$")]
     kubernetes_version: Annotated[str, Field(pattern=r"^1\.[0-9]{2}$")]
     environment: Literal["dev", "staging", "prod"] = "prod"
+    # The AWS account the cluster runs in: the ARNs strata builds (IAM roles and the resources
+    # their policies allow) need it. Quoted, because it may start with 0.
+    account_id: Annotated[str, Field(pattern=r"^[0-9]{12}$")] | None = None
+
+    @property
+    def partition(self) -> str:
+        """The AWS partition of the region, the second field of every ARN in it."""
+        if self.region.startswith("cn-"):
+            return "aws-cn"
+        if self.region.startswith("us-gov-"):
+            return "aws-us-gov"
+        if self.region.startswith("us-isob-"):
+            return "aws-iso-b"
+        if self.region.startswith("us-iso-"):
+            return "aws-iso"
+        return "aws"
 
     @field_validator("kubernetes_version", mode="before")
     @classmethod

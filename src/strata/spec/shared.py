@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from strata.iam import role_arn
 from strata.problems import Path, Problem
 from strata.rules import Rule
 from strata.spec.base import DnsLabel, LabelKey, LabelValue, StrictModel
@@ -25,19 +26,21 @@ class Toleration(StrictModel):
 
 
 class ControllerIdentity(StrictModel):
-    # How a controller gets AWS credentials: an EKS Pod Identity association (made outside
-    # the cluster, nothing in the chart) or IRSA (a role ARN on its service account).
+    # How a controller gets AWS credentials: an EKS Pod Identity association (nothing in the
+    # chart) or IRSA (a role ARN on its service account): your own role (controllerRoleArn),
+    # or the role strata generates, <cluster>-<component> in cluster.accountId (identity pack).
     identity: Literal["podIdentity", "irsa"] = "podIdentity"
     controller_role_arn: RoleArn | None = None
 
-    @property
-    def irsa_role_arn(self) -> str | None:
-        return self.controller_role_arn if self.identity == "irsa" else None
+    def irsa_role_arn(self, cluster: Any, component: str) -> str | None:
+        """The eks.amazonaws.com/role-arn of the controller's service account (None: Pod Identity)."""
+        return role_arn(cluster, component, self.controller_role_arn) if self.identity == "irsa" else None
 
 
-def identity_problems(rule: Rule, path: Path, part: ControllerIdentity) -> Iterator[Problem]:
-    if part.identity == "irsa" and not part.controller_role_arn:
-        yield rule.problem(path + ("identity",), "identity irsa needs controllerRoleArn")
+def identity_problems(rule: Rule, path: Path, part: ControllerIdentity, cluster: Any) -> Iterator[Problem]:
+    if part.identity == "irsa" and not part.controller_role_arn and not cluster.account_id:
+        yield rule.problem(path + ("identity",), "identity irsa needs controllerRoleArn (your own role) "
+                           "or cluster.accountId (the role strata generates)")
     if part.identity == "podIdentity" and part.controller_role_arn:
         yield rule.problem(path + ("controllerRoleArn",),
                            "with podIdentity the role comes from the Pod Identity association; remove controllerRoleArn or use identity: irsa")
