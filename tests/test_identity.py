@@ -180,3 +180,14 @@ def test_karpenter_passes_only_the_node_role_to_ec2_only():
     assert passing["Resource"] == "arn:aws:iam::111122223333:role/KarpenterNodeRole-ml-prod"
     assert passing["Condition"] == {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}
     assert statements["AllowInterruptionQueueActions"]["Resource"] == "arn:aws:sqs:us-west-2:111122223333:ml-prod-karpenter"
+
+
+def test_the_agents_stores_get_their_own_bucket_roles():
+    spec = _example("agents")
+    spec["cluster"]["accountId"] = "111122223333"
+    spec["identity"] = {}
+    tree = _render(spec)
+    roles = {sa["component"]: r for r in _json(tree, "identity/roles.json")["roles"] for sa in r["serviceAccounts"]}
+    assert {"langfuse", "milvus"} <= set(roles)
+    milvus = json.dumps(_json(tree, "identity/milvus/policy.json"))
+    assert "arn:aws:s3:::ml-agents-milvus/*" in milvus and "langfuse" not in milvus, "each store reaches only its own bucket"

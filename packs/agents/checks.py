@@ -35,11 +35,11 @@ def check(spec: Any, config: Config, facts: Facts) -> Iterator[Problem]:
         yield from _check_kagent(parts["kagent"], dev)
     if "langfuse" in parts:
         yield from _check_langfuse(parts["langfuse"], storage)
-        yield from identity_problems(r.WORKLOAD_IDENTITY, ("langfuse",), parts["langfuse"])
+        yield from identity_problems(r.WORKLOAD_IDENTITY, ("langfuse",), parts["langfuse"], spec.cluster)
     if "milvus" in parts:
         yield from _check_milvus(parts["milvus"], config, spec, teams, storage, dev)
         if parts["milvus"].object_storage.bucket is not None:
-            yield from identity_problems(r.WORKLOAD_IDENTITY, ("milvus",), parts["milvus"])
+            yield from identity_problems(r.WORKLOAD_IDENTITY, ("milvus",), parts["milvus"], spec.cluster)
     for name in ("kagent", "mcp_gateway", "langfuse", "milvus"):
         if name in parts:
             yield from _check_credentials((name, "values_overrides"), parts[name].values_overrides)

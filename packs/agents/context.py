@@ -282,7 +282,7 @@ def _langfuse(lf: Any, storage: Any, spec: Any) -> dict[str, Any]:
                "kms_key_id": blob.kms_key_id},
         "masking": lf.masking.model_dump() if lf.masking else None,
         "service_account": LANGFUSE_SERVICE_ACCOUNT,
-        "role_arn": lf.irsa_role_arn,
+        "role_arn": lf.irsa_role_arn(spec.cluster, "langfuse"),
         "sign_up": lf.sign_up,
         "telemetry": lf.telemetry,
         "web_replicas": lf.web_replicas,
@@ -323,7 +323,7 @@ def _milvus(milvus: Any, storage: Any, spec: Any, config: Config) -> dict[str, A
         "gpu": gpu,
         "gpu_components": ["queryNode", "dataNode"] if milvus.mode == "cluster" else ["standalone"],
         "service_account": MILVUS_SERVICE_ACCOUNT,
-        "role_arn": milvus.irsa_role_arn,
+        "role_arn": milvus.irsa_role_arn(spec.cluster, "milvus"),
     }
 
 
