@@ -112,6 +112,11 @@ GATEWAY_PROXY = {"gateway.networking.k8s.io/gateway-name": "mcp-gateway"}
     (("support", {isolation.TEAM_LABEL: "support"}), ("research", AGENT), 8080, False),  # not another team's agent
     (("research", AGENT), ("agentgateway-system", {"app": "controller"}), 9978, False),  # only the proxy, not the xDS server
     (("default", {}), ("agentgateway-system", GATEWAY_PROXY), 8080, False),  # no one else reaches the gateway
+    # The release namespaces deny egress too: Langfuse and Milvus open nothing into a team.
+    (("langfuse", {"app": "web"}), ("research", AGENT), 8080, False),
+    (("milvus", {"app": "milvus"}), ("research", AGENT), 8080, False),
+    (("kagent", {"app": "controller"}), ("agentgateway-system", GATEWAY_PROXY), 8080, True),  # tool discovery
+    (("kagent", {"app": "controller"}), ("langfuse", {"app": "web"}), 3000, False),
 ])
 def test_teams_reach_the_platform_services_and_not_each_other(objects, source, destination, port, allowed):
     src, dst = isolation.Pod(source[0], source[1]), isolation.Pod(destination[0], destination[1])

@@ -158,7 +158,8 @@ def test_the_namespace_index_selects_what_trying_every_namespace_selects():
 
 # --- platform namespaces: default-deny both ways, explicit allows ---------------------------
 
-PLATFORM_NAMESPACES = {"jark.yaml": ("argo", "jupyterhub", "kuberay-system"), "observability.yaml": ("monitoring",)}
+PLATFORM_NAMESPACES = {"jark.yaml": ("argo", "jupyterhub", "kuberay-system"), "observability.yaml": ("monitoring",),
+                       "agents.yaml": ("kagent", "agentgateway-system", "langfuse", "milvus")}
 KUBE_DNS = Pod("kube-system", {"k8s-app": "kube-dns"})
 
 

@@ -19,6 +19,7 @@ KAGENT_UI_PORT = 8080
 AGENT_PORT = 8080  # an agent's A2A server, which the controller calls
 LANGFUSE_PORT = 3000
 MILVUS_PORT = 19530
+POSTGRES_PORT = 5432  # Kagent's external database
 MILVUS_METRICS_PORT = 9091
 # The ServiceAccounts whose IAM identity reaches S3 (Pod Identity associations name them).
 LANGFUSE_SERVICE_ACCOUNT = "langfuse"
@@ -61,6 +62,7 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
         "release_namespaces": sorted(RELEASE_NAMESPACES[r] for r, part in (("kagent", kagent), ("agentgateway", gateway),
                                                                             ("langfuse", langfuse), ("milvus", milvus)) if part),
         "platform_policies": _platform_policies(tenancy, parts, agent_namespaces, collection_namespaces, gateway),
+        "platform_egress": _platform_egress(tenancy, parts, agent_namespaces, servers, gateway),
         "kagent_enabled": kagent is not None,
         "kagent": _kagent(kagent, agent_namespaces) if kagent else None,
         "model_configs": _model_configs(config, agents, namespaces),
@@ -370,8 +372,10 @@ def _platform_policies(tenancy: Any, parts: dict[str, Any], agent_namespaces: li
         out.append({"namespace": KAGENT_NAMESPACE, "allows": allows})
     if gateway is not None:
         allows = []
-        if agent_namespaces:
-            allows.append({"name": "allow-agents", "from": [_in(agent_namespaces)], "ports": _ports(gateway.port),
+        # The agents call the tools; the Kagent controller lists them (tool discovery).
+        callers = sorted({*agent_namespaces, *([KAGENT_NAMESPACE] if "kagent" in parts else [])})
+        if callers:
+            allows.append({"name": "allow-agents", "from": [_in(callers)], "ports": _ports(gateway.port),
                            "podSelector": {"matchLabels": {GATEWAY_NAME_LABEL: gateway.gateway_name}}})
         if monitoring:
             allows.append({"name": "allow-monitoring", "from": [_in(monitoring)],
@@ -395,6 +399,69 @@ def _platform_policies(tenancy: Any, parts: dict[str, Any], agent_namespaces: li
         # Policies select Pods; an allow without its own podSelector admits to every Pod of the namespace.
         policy["allows"] = [{"selector": a.pop("podSelector", {}), **a} for a in policy["allows"]]
     return out
+
+
+def _private_on(tenancy: Any, *ports: int) -> dict[str, Any]:
+    return {**tenancy.private_addresses(), "ports": _ports(*ports)}
+
+
+def _platform_egress(tenancy: Any, parts: dict[str, Any], agent_namespaces: list[str], servers: dict[str, McpServer],
+                     gateway: Any) -> list[dict[str, Any]]:
+    """What each release namespace may open besides itself (its default-deny covers egress):
+    DNS, and per component exactly the services it talks to."""
+    out = []
+    proxy = None
+    if gateway is not None:
+        proxy = {"to": [{**_in([GATEWAY_NAMESPACE]), "podSelector": {"matchLabels": {GATEWAY_NAME_LABEL: gateway.gateway_name}}}],
+                 "ports": _ports(gateway.port)}
+    if (kagent := parts.get("kagent")) is not None:
+        # The controller watches its objects, calls the agents' A2A port, lists tools through the
+        # gateway and keeps its state in Postgres (an external one at a private address).
+        rules = [tenancy.dns(), tenancy.api_server()]
+        if agent_namespaces:
+            rules.append({"to": [_in(agent_namespaces)], "ports": _ports(AGENT_PORT)})
+        if proxy:
+            rules.append(proxy)
+        if kagent.database.url_secret is not None:
+            rules.append(_private_on(tenancy, POSTGRES_PORT))
+        out.append({"namespace": KAGENT_NAMESPACE, "rules": rules})
+    if gateway is not None:
+        # The controller watches the API; the proxies reach the MCP servers on their ports (in the
+        # cluster or outside it), the identity provider's keys and the input policy servers.
+        rules = [tenancy.dns(), tenancy.api_server()]
+        ports = sorted({s.backend.port for s in servers.values() if s.backend is not None}
+                       | {s.input_validation.port for s in servers.values() if s.input_validation is not None})
+        if ports:
+            rules.append({"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": _ports(*ports)})
+        auth = gateway.authentication
+        if auth is not None:
+            rules.append(tenancy.public_https() if auth.jwks.url else _private_on(tenancy, auth.jwks.port))
+        out.append({"namespace": GATEWAY_NAMESPACE, "rules": rules})
+    if (lf := parts.get("langfuse")) is not None:
+        # External Postgres, Valkey and ClickHouse at private addresses; S3 over public HTTPS with
+        # the Pod Identity agent's credentials; the masking callback.
+        rules = [tenancy.dns()]
+        ports = sorted({store.external.port for store in (lf.postgres, lf.valkey) if store.external is not None}
+                       | ({lf.clickhouse.external.http_port, lf.clickhouse.external.native_port} if lf.clickhouse.external else set()))
+        if lf.masking is not None:
+            ports = sorted({*ports, _url_port(lf.masking.callback_url)})
+        if ports:
+            rules.append(_private_on(tenancy, *ports))
+        rules += [tenancy.public_https(), tenancy.pod_identity_agent()]
+        out.append({"namespace": LANGFUSE_NAMESPACE, "rules": rules})
+    if (milvus := parts.get("milvus")) is not None:
+        rules = [tenancy.dns()]
+        if milvus.object_storage.bucket is not None:
+            rules += [tenancy.public_https(), tenancy.pod_identity_agent()]
+        out.append({"namespace": MILVUS_NAMESPACE, "rules": rules})
+    return out
+
+
+def _url_port(url: str) -> int:
+    scheme, _, rest = url.partition("://")
+    host = rest.partition("/")[0]
+    _, _, port = host.rpartition(":") if ":" in host else ("", "", "")
+    return int(port) if port else (443 if scheme == "https" else 80)
 
 
 def _team_policies(agent_namespaces: list[str], collection_namespaces: list[str], gateway: Any, langfuse: Any,
