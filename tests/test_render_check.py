@@ -42,7 +42,7 @@ def test_check_fails_without_kubeconform_as_render_does(strata, tmp_path):
     check = strata("render", "-f", MINIMAL, "-o", out, "--check", env=env)
     for result in (render, check):
         assert result.returncode == 1, result.stdout + result.stderr
-        assert "strata: error: kubeconform is not installed: run strata tools install" in result.stderr
+        assert "strata: error: kubeconform, kustomize are not installed: run strata tools install (builds them with Go into " in result.stderr
         assert "Traceback" not in result.stderr
     assert strata("render", "-f", MINIMAL, "-o", out, "--check", "--no-validate", env=env).returncode == 0, "skipped only when asked"
     assert _snapshot(out) == before
@@ -87,6 +87,9 @@ def test_a_crashing_validator_fails_the_check_with_the_tool_named(strata, tmp_pa
     kubeconform = broken / "bin" / "kubeconform"
     kubeconform.write_text("#!/bin/sh\nkill -ABRT $$\n")
     kubeconform.chmod(0o755)
+    from strata import tools
+
+    (broken / "bin" / "kustomize").symlink_to(tools.find("kustomize"))  # only kubeconform is broken
     result = strata("render", "-f", MINIMAL, "-o", out, "--check", env={"STRATA_TOOLS_DIR": str(broken)})
     assert result.returncode == 1
     assert "strata: error: kubeconform" in result.stderr and "crashed (SIGABRT)" in result.stderr

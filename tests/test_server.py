@@ -439,7 +439,7 @@ def test_missing_server_binaries_give_one_line_naming_the_install_command(minima
                              str(minimal_tree)], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stderr.strip().splitlines() == [
-        "strata: error: etcd is not installed: run strata tools install --server (builds etcd v3.7.3 once, about a quarter of an hour)"]
+        "strata: error: etcd, kube-apiserver are not installed: run strata tools install --server (builds them once, about a quarter of an hour)"]
 
 
 def test_server_rule_is_listed_and_explained(strata):

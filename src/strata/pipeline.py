@@ -172,8 +172,10 @@ class Validation:
 
     def offline(self, target: Target) -> list[Problem]:
         """kubeconform (strict, schema store) over every manifest, and kustomize build."""
+        from strata import tools
         from strata.validate.tree import validate as validate_tree_files
 
+        tools.require(["kubeconform", "kustomize"])  # every missing one named at once
         manifests = target.manifests
         with progress_step(f"validating {len(manifests)} files (kubeconform, kustomize build)"):
             return validate_tree_files(target.root, manifests, target.lock.kubernetes_version, self.schema_store, target.display)

@@ -3,11 +3,14 @@ exactly like third-party packs: each name below resolves to its pack directory."
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 
 def _builtin_root() -> Path:
-    packaged = Path(__file__).resolve().parent.parent / "_builtin_packs"  # inside a wheel
+    # Inside a wheel: package data (a real directory: the templates, CRD schemas and chart key
+    # indexes are read as files, kubeconform reads the schemas itself).
+    packaged = Path(str(resources.files("strata").joinpath("_builtin_packs")))
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[3] / "packs"  # a source checkout / editable install

@@ -155,8 +155,14 @@ def require(names: list[str]) -> None:
     if len(missing) == 1:
         find(missing[0].name)
     if missing:
-        commands = sorted({p.install_command() for p in missing})
-        raise ToolMissing(f"{', '.join(p.name for p in missing)} are not installed: run {' and '.join(commands)}")
+        what = ", ".join(p.name for p in missing)
+        if all(p.server for p in missing):
+            hint = f"run {INSTALL_COMMAND} --server (builds them once, about a quarter of an hour)"
+        elif not any(p.server for p in missing):
+            hint = f"run {INSTALL_COMMAND} (builds them with Go into {cache_dir()})"
+        else:
+            hint = f"run {INSTALL_COMMAND} --server (builds them with Go into {cache_dir()})"
+        raise ToolMissing(f"{what} are not installed: {hint}")
 
 
 # Generous: kubeconform over a 9,000-object tree takes seconds; a hung binary must still end.

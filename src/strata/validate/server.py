@@ -198,6 +198,7 @@ class ControlPlane:
         self.stop()
 
     def start(self) -> None:
+        tools.require(["etcd", "kube-apiserver"])
         etcd, apiserver = tools.find("etcd"), tools.find("kube-apiserver")  # ToolMissing names the install command
         self._workdir = Path(tempfile.mkdtemp(prefix="strata-server-"))
         work = self._workdir
