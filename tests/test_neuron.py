@@ -60,3 +60,28 @@ def test_team_quota_covers_neuron_devices_and_cores():
 def test_no_neuron_pool_no_neuron_chart():
     text = CASE.read_text().split("  - name: trn2\n")[0] + "teams: [{name: research, groups: [ml-research]}]\n"
     assert not [p for p in _tree(text) if "/helm/neuron/" in p]
+
+
+def test_neuron_monitor_runs_on_neuron_nodes_and_is_scraped():
+    tree = _tree(CASE.read_text() + "observability: {}\n")
+    namespace = yaml.safe_load(tree["observability/neuron-monitor/namespace-neuron-monitor.yaml"])
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+    pod = yaml.safe_load(tree["observability/neuron-monitor/daemonset-neuron-monitor-neuron-monitor.yaml"])["spec"]["template"]["spec"]
+    (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert term["matchExpressions"] == [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["trn2.48xlarge"]}]
+    assert pod["tolerations"] == [{"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"}]
+    assert pod["containers"][0]["ports"] == [{"containerPort": 8000, "name": "metrics"}] and pod["automountServiceAccountToken"] is False
+    monitor = yaml.safe_load(tree["observability/scrape-targets/podmonitor-neuron-monitor-neuron-monitor.yaml"])
+    assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"  # what the installed Prometheus selects
+    assert monitor["spec"]["selector"] == {"matchLabels": {"app.kubernetes.io/name": "neuron-monitor"}}
+    assert monitor["spec"]["podMetricsEndpoints"][0]["port"] == "metrics"
+    policy = yaml.safe_load(tree["observability/neuron-monitor/networkpolicy-neuron-monitor-allow-prometheus-scrape.yaml"])["spec"]
+    assert policy["policyTypes"] == ["Ingress", "Egress"] and "egress" not in policy
+    assert policy["ingress"][0]["ports"] == [{"port": 8000, "protocol": "TCP"}]
+
+
+def test_neuron_monitor_off_or_without_neuron_pools_renders_nothing():
+    off = _tree(CASE.read_text() + "observability: {neuronMonitor: {enabled: false}}\n")
+    assert not [p for p in off if "neuron-monitor" in p]
+    text = CASE.read_text().split("  - name: trn2\n")[0] + "teams: [{name: research, groups: [ml-research]}]\nobservability: {}\n"
+    assert not [p for p in _tree(text) if "neuron-monitor" in p]

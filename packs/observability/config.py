@@ -81,6 +81,15 @@ class KubeRay(StrictModel):
     ray_namespaces: tuple[DnsLabel, ...] = ()
 
 
+class NeuronMonitor(StrictModel):
+    # Unset: on when a node pool has Inferentia/Trainium devices (the compute pack's Neuron pools).
+    enabled: bool | None = None
+    namespace: DnsLabel = "neuron-monitor"
+    # AWS Neuron's k8s-neuron-monitor-daemonset image: neuron-monitor plus its Prometheus exporter.
+    image: Annotated[str, Field(pattern=r"^[a-z0-9][a-zA-Z0-9._/:@-]*$")] = "public.ecr.aws/neuron/neuron-monitor:1.0.0"
+    interval: PrometheusDuration = "30s"
+
+
 class Thresholds(StrictModel):
     framebuffer_used_ratio: Annotated[float, Field(gt=0)] = 0.95  # of FB_USED + FB_FREE, 0-1
     framebuffer_for: PrometheusDuration = "10m"
@@ -116,6 +125,7 @@ class Config(StrictModel):
     dcgm_exporter: DcgmExporter = DcgmExporter()
     karpenter: Karpenter = Karpenter()
     kuberay: KubeRay = KubeRay()
+    neuron_monitor: NeuronMonitor = NeuronMonitor()
     thresholds: Thresholds = Thresholds()
     dashboards: Dashboards = Dashboards()
     extra_rules: tuple[ExtraRule, ...] = ()

@@ -54,6 +54,8 @@ def monitors(spec: Any, config: Config, op: Any) -> list[Monitor]:
         found.append(Monitor("ServiceMonitor", DCGM_CHART_NAMESPACE, "dcgm-exporter", sm))
     if config.karpenter.enabled:
         found.append(Monitor("ServiceMonitor", config.karpenter.namespace, "karpenter", sm))
+    if neuron_monitor_on(spec, config):
+        found.append(Monitor("PodMonitor", config.neuron_monitor.namespace, "neuron-monitor", pm))
     if config.kuberay.enabled:
         assert config.kuberay.namespace is not None  # kuberay.resolve() sets it
         found.append(Monitor("ServiceMonitor", config.kuberay.namespace, "kuberay-operator", sm))
@@ -81,10 +83,14 @@ def _service_monitors(spec: Any, config: Config) -> list[dict[str, Any]]:
 
 
 def _pod_monitors(spec: Any, config: Config) -> list[dict[str, Any]]:
-    if not config.kuberay.enabled:
-        return []
     labels = labels_for(config, "PodMonitor")
     out = []
+    if neuron_monitor_on(spec, config):
+        nm = config.neuron_monitor
+        out.append({"name": "neuron-monitor", "namespace": nm.namespace, "labels": labels, "selector": NEURON_MONITOR_SELECTOR,
+                    "endpoint": {"port": "metrics", "interval": nm.interval, **_optional("relabelings", _relabelings(config, spec))}})
+    if not config.kuberay.enabled:
+        return out
     for ns in config.kuberay.ray_namespaces:
         for name, node_type, job in (("ray-head", "head", "ray-head"), ("ray-workers", "worker", "ray-worker")):
             relabel = [
@@ -94,6 +100,32 @@ def _pod_monitors(spec: Any, config: Config) -> list[dict[str, Any]]:
             out.append({"name": name, "namespace": ns, "labels": labels, "selector": {"ray.io/node-type": node_type},
                         "endpoint": {"port": "metrics", "interval": "30s", "relabelings": relabel}})
     return out
+
+
+NEURON_MONITOR_PORT = 8000
+NEURON_MONITOR_SELECTOR = {"app.kubernetes.io/name": "neuron-monitor"}
+
+
+def neuron_pools(spec: Any) -> list[Any]:
+    return [f for f in all_pool_facts(spec).values() if f.neuron]
+
+
+def neuron_monitor_on(spec: Any, config: Config) -> bool:
+    wanted = config.neuron_monitor.enabled
+    return bool(neuron_pools(spec)) and (wanted is None or wanted)
+
+
+def _neuron_monitor(spec: Any, config: Config) -> dict[str, Any] | None:
+    if not neuron_monitor_on(spec, config):
+        return None
+    pools = neuron_pools(spec)
+    tolerations: list[dict[str, Any]] = []
+    for f in pools:
+        tolerations += [t for t in f.tolerations if t not in tolerations]
+    nm = config.neuron_monitor
+    return {"namespace": nm.namespace, "image": nm.image, "port": NEURON_MONITOR_PORT, "selector": NEURON_MONITOR_SELECTOR,
+            "instance_types": sorted({t.name for f in pools for t in f.instance_types}), "tolerations": tolerations,
+            "prometheus_namespace": config.prometheus.namespace}
 
 
 def _optional(key: str, value: Any) -> dict[str, Any]:
@@ -208,6 +240,7 @@ def context(spec: Any, config: Config, facts: Facts) -> dict[str, Any]:
                   "labels": labels_for(config, "PrometheusRule"), "groups": rule_groups},
         "service_monitors": _service_monitors(spec, config),
         "pod_monitors": _pod_monitors(spec, config),
+        "neuron_monitor": _neuron_monitor(spec, config),
         "dcgm_chart": config.dcgm_exporter.source == "chart",
         "dcgm_chart_values": _dcgm_chart_values(spec, config, gpu_operator(facts)),
         "gpu_operator_values": _gpu_operator_values(spec, config),

@@ -230,6 +230,9 @@ class ControlPlane:
             # No controller manager runs, so no "default" ServiceAccount exists; that plugin
             # would reject every Pod for it. PodSecurity (on by default) stays on.
             "--disable-admission-plugins", "ServiceAccount",
+            # As EKS runs its API servers: privileged containers are allowed by the server and
+            # judged by Pod Security per namespace (kube-apiserver's default refuses them outright).
+            "--allow-privileged=true",
             "--endpoint-reconciler-type", "none",
             "--enable-priority-and-fairness=false",
             "--profiling=false",
