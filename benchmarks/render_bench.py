@@ -8,8 +8,10 @@ when /dev/shm exists) and times, median of --repeat runs, each a separate proces
   cold         strata render --no-validate into an empty directory
   helm         helm template of a chart that emits the very objects strata rendered (toYaml,
                Helm's lightest possible work)
-  check        strata render --check on the unchanged tree strata wrote (validated)
-  incremental  strata render --no-validate after one team's quota changed
+  check        strata render --check on the unchanged tree strata wrote (validated): proven
+               current by the render record that render left (README, CI)
+  incremental  strata render --no-validate after one team's quota changed (the tree's
+               document memo from its last render in place)
   validate     strata validate of the tree
   kubeconform  kubeconform alone over the tree's objects, with the flags strata passes it
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -147,15 +150,28 @@ def run(args: list[str], *, cwd: Path | None = None, ok: tuple[int, ...] = (0,))
         raise SystemExit(f"{' '.join(args[:4])} ... failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
 
 
-def median_time(fn, repeat: int, before=None) -> float:
-    """Median wall time of ``fn()``; ``before()`` runs untimed ahead of each run."""
-    times = []
+CPU: dict[str, float] = {}  # measurement -> median CPU seconds (user + system) of its processes
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def median_time(fn, repeat: int, before=None, cpu: str | None = None) -> float:
+    """Median wall time of ``fn()``; ``before()`` runs untimed ahead of each run. With
+    ``cpu``, the median CPU time of the processes is kept in CPU[cpu]: on a machine other jobs
+    load, wall times swing far more than CPU times do (read both)."""
+    times, cpus = [], []
     for i in range(repeat):
         if before:
             before(i)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), _children_cpu()
         fn()
         times.append(time.perf_counter() - start)
+        cpus.append(_children_cpu() - start_cpu)
+    if cpu:
+        CPU[cpu] = statistics.median(cpus)
     return statistics.median(times)
 
 
@@ -203,15 +219,16 @@ def measure(teams: int, work: Path, repeat: int, store: Path, kapitan: str | Non
         shutil.rmtree(work / "cold", ignore_errors=True)
 
     results["cold"] = median_time(lambda: run([*strata, "render", "-f", str(spec), "-o", str(work / "cold"), "--no-validate"]),
-                                  repeat, fresh)
+                                  repeat, fresh, cpu=f"{teams}:cold")
     run([*strata, "render", "-f", str(spec), "-o", str(out)])  # validated, as a user writes it
     files = object_files(out)
     results["objects"] = len(files)
     objects = [yaml.load((out / f).read_bytes(), Loader=_Loader) for f in files]
 
     helm = helm_chart(work / "helm", {"objects.yaml": HELM_OBJECTS}, {"objects": objects})
-    results["helm"] = median_time(lambda: run(helm), repeat)
-    results["check"] = median_time(lambda: run([*strata, "render", "-f", str(spec), "-o", str(out), "--check"]), repeat)
+    results["helm"] = median_time(lambda: run(helm), repeat, cpu=f"{teams}:helm")
+    results["check"] = median_time(lambda: run([*strata, "render", "-f", str(spec), "-o", str(out), "--check"]), repeat,
+                                   cpu=f"{teams}:check")
 
     # One team's quota changes each run (alternating values, so every run has a change to write).
     edited = work / "edited.yaml"
@@ -220,11 +237,11 @@ def measure(teams: int, work: Path, repeat: int, store: Path, kapitan: str | Non
         edited.write_bytes(teams_spec_text(teams, changed_team=7, cpu=str(100 + i)))
 
     results["incremental"] = median_time(
-        lambda: run([*strata, "render", "-f", str(edited), "-o", str(out), "--no-validate"]), repeat, edit)
+        lambda: run([*strata, "render", "-f", str(edited), "-o", str(out), "--no-validate"]), repeat, edit, cpu=f"{teams}:incremental")
     run([*strata, "render", "-f", str(spec), "-o", str(out)])  # back to the spec, validated
-    results["validate"] = median_time(lambda: run([*strata, "validate", str(out)]), repeat)
+    results["validate"] = median_time(lambda: run([*strata, "validate", str(out)]), repeat, cpu=f"{teams}:validate")
     conform = [str(tools.find("kubeconform")), *kubeconform.arguments("1.36", store), *files]
-    results["kubeconform"] = median_time(lambda: run(conform, cwd=out), repeat)
+    results["kubeconform"] = median_time(lambda: run(conform, cwd=out), repeat, cpu=f"{teams}:kubeconform")
     if kapitan:
         results["kapitan"] = kapitan_compile(kapitan, objects, work / "kapitan", repeat)
     return results
@@ -263,6 +280,9 @@ def main() -> int:
 
     rows: dict[int, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="strata-bench-", dir=args.workdir) as tmp:
+        # Render records and document memos of these runs stay in the run's own directory,
+        # not in the user's cache; a cold render into a fresh directory has no memo to use.
+        os.environ["STRATA_RENDER_CACHE"] = str(Path(tmp) / "render-cache")
         for teams in sizes:
             work = Path(tmp) / f"teams-{teams}"
             work.mkdir()
@@ -288,6 +308,11 @@ def main() -> int:
             failed |= judged and value > limit
             cells.append(f"{name} {value:.2f}" + (f" (<= {limit}: {verdict(value <= limit)})" if judged else ""))
         print(f"{teams:>5} teams: " + "  ".join(cells))
+        c = {name: CPU.get(f"{teams}:{name}", 0.0) for name in ("cold", "helm", "check", "incremental", "validate", "kubeconform")}
+        if all(c.values()):
+            print(f"{teams:>5} teams, CPU time (user+system; informational): cold/helm {c['cold'] / c['helm']:.2f}  "
+                  f"check/cold {c['check'] / c['cold']:.2f}  incremental/cold {c['incremental'] / c['cold']:.2f}  "
+                  f"validate/kubeconform {c['validate'] / c['kubeconform']:.2f}")
         if "kapitan" in r:
             print(f"{teams:>5} teams: cold/kapitan {r['cold'] / r['kapitan']:.2f}")
     per_object = {t: r["cold"] / r["objects"] for t, r in rows.items()}
