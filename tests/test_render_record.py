@@ -216,3 +216,14 @@ def test_a_template_error_reads_the_same_with_a_memo():
     with pytest.raises(yamlio.YAMLError) as memoized:
         list(memo.parse(broken, memo.Memo(), yamlio.load_all))
     assert str(memoized.value) == str(plain.value)
+
+
+def test_records_and_memos_not_written_for_a_month_are_pruned(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    old, fresh = cache / "old.json", cache / "documents-fresh.marshal"
+    old.write_text("{}")
+    fresh.write_bytes(b"")
+    os.utime(old, (0, 0))
+    rendered.remember(cache, "k", b"lock", {}, [], 0)
+    assert not old.exists() and fresh.exists() and (cache / "k.json").exists()

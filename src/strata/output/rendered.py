@@ -15,6 +15,7 @@ import datetime
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -120,8 +121,24 @@ def remember(cache: Path, key: str | None, lock: bytes, files: Mapping[str, str]
         tmp = cache / f".{key}.{os.getpid()}.tmp"
         tmp.write_text(json.dumps(record, separators=(",", ":")))
         os.replace(tmp, cache / f"{key}.json")
+        prune(cache)
     except OSError:
         pass
+
+
+KEEP_DAYS = 30  # records and memos not written again for this long are removed
+
+
+def prune(cache: Path, now: float | None = None) -> None:
+    """Remove what no render wrote for KEEP_DAYS (a record per spec state and a memo per tree
+    would otherwise pile up)."""
+    limit = (time.time() if now is None else now) - KEEP_DAYS * 86400
+    for entry in os.scandir(cache):
+        try:
+            if entry.is_file() and entry.stat().st_mtime < limit:
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 class Current:
