@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, distribution
@@ -12,10 +13,12 @@ from importlib.metadata import PackageNotFoundError, distribution
 import jsonschema
 import pytest
 import yaml
-from conftest import VALUES
+from conftest import VALUES, require_tool
 from reference import REPO_ROOT
 
 from strata import pipeline
+from strata.validate.schema_store import import_crds
+from strata.validate.tree import validate as validate_tree
 
 SCRIPT = REPO_ROOT / "scripts" / "build-iam-actions.py"
 PACK = REPO_ROOT / "packs" / "identity"
@@ -191,3 +194,48 @@ def test_the_agents_stores_get_their_own_bucket_roles():
     assert {"langfuse", "milvus"} <= set(roles)
     milvus = json.dumps(_json(tree, "identity/milvus/policy.json"))
     assert "arn:aws:s3:::ml-agents-milvus/*" in milvus and "langfuse" not in milvus, "each store reaches only its own bucket"
+ACK_CRDS = REPO_ROOT / "tests" / "fixtures" / "ack-crds"  # the ACK CRDs' spec schemas, provenance in PROVENANCE.tsv
+
+
+@pytest.fixture
+def ack_tree(tmp_path, schema_store):
+    require_tool("kubeconform")
+    require_tool("kustomize")
+    store = tmp_path / "store"
+    shutil.copytree(schema_store, store)
+    import_crds([ACK_CRDS], store)
+    spec = yaml.safe_load((CASES / "valid" / "identity-irsa.yaml").read_text())
+    spec["identity"]["ack"] = {}
+    tree = _render(spec)
+    out = tmp_path / "out"
+    for rel, content in tree.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(content)
+    return out, store, tree
+
+
+def test_ack_objects_mirror_the_documents_and_validate_against_their_crds(ack_tree):
+    out, store, tree = ack_tree
+    ack = [yaml.safe_load(c) for p, c in tree.items() if p.startswith("identity/ack/") and not p.endswith("kustomization.yaml")]
+    by_kind: dict[str, dict[str, dict]] = {}
+    for obj in ack:
+        assert obj["metadata"]["namespace"] == "ack-system"
+        by_kind.setdefault(obj["kind"], {})[obj["metadata"]["name"]] = obj
+    assert sorted(by_kind["Role"]) == ["c1-argo-workflow-research", "c1-efs-csi-controller", "c1-karpenter"]
+    role = by_kind["Role"]["c1-karpenter"]["spec"]
+    assert json.loads(role["assumeRolePolicyDocument"]) == _json(tree, "identity/karpenter/trust-policy.json")
+    assert role["policyRefs"] == [{"from": {"name": "c1-karpenter"}}]
+    assert json.loads(by_kind["Policy"]["c1-karpenter"]["spec"]["policyDocument"]) == _json(tree, "identity/karpenter/policy.json")
+    # IRSA roles need no association; the Pod Identity runner gets one, naming its role
+    assert [a["spec"] for a in by_kind["PodIdentityAssociation"].values()] == [
+        {"clusterName": "c1", "namespace": "research", "serviceAccount": "argo-workflow", "roleRef": {"from": {"name": "c1-argo-workflow-research"}}}]
+    assert "identity" in yaml.safe_load(tree["kustomization.yaml"])["resources"], "ACK objects are part of the base"
+    assert validate_tree(out, pipeline.manifest_files(tree), "1.36", store, "out") == []
+    # the CRD's schema is what judges them: a Role without its IAM name is refused
+    broken = out / "identity" / "ack" / "role-ack-system-c1-karpenter.yaml"
+    body = yaml.safe_load(broken.read_text())
+    del body["spec"]["name"]
+    broken.write_text(yaml.safe_dump(body))
+    problems = validate_tree(out, pipeline.manifest_files(tree), "1.36", store, "out")
+    assert [p.rule for p in problems] == ["validate/kubeconform"], [p.format() for p in problems]
+    assert problems[0].where.startswith("out/identity/ack/role-ack-system-c1-karpenter.yaml") and "name" in problems[0].message

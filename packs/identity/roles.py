@@ -51,7 +51,7 @@ def identities(spec: Any, config: Config, facts: Facts) -> list[AwsIdentity]:
             component=role.name, namespace=role.namespace, service_account=role.service_account, mode=role.identity,
             statements=statements, path=spec_path("identity", "roles", i),
             role_arn=role.role_arn if role.identity == "irsa" or role.role_arn else None,
-            description=f"identity.roles[{i}] ({role.name})"))
+            description=f"what identity.roles[{i}] ({role.name}) allows"))
     return out
 
 
