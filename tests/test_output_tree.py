@@ -119,6 +119,16 @@ def test_usage_errors_exit_2_without_traceback(strata, tmp_path):
     assert unknown_rule.returncode == 2 and "did you mean compute/gpu-label-mismatch" in unknown_rule.stderr
 
 
+def test_an_output_path_the_machine_refuses_is_a_clear_error_not_a_crash(strata, tmp_path):
+    in_the_way = tmp_path / "notes.txt"
+    in_the_way.write_text("mine\n")
+    result = strata("render", "-f", MINIMAL, "-o", in_the_way / "out", "--no-validate")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"strata: error: {in_the_way}: " in result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert in_the_way.read_text() == "mine\n" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"], "nothing left behind"
+
+
 def test_explain_prints_reason_and_fix(strata):
     result = strata("explain", "compute/disruption-consolidate-after")
     assert result.returncode == 0

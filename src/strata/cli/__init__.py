@@ -47,6 +47,13 @@ def main(argv: list[str] | None = None) -> None:
     except StrataError as exc:
         click.echo(f"strata: error: {exc}", err=True)
         code = exc.exit_code
+    except OSError as exc:
+        # The machine refused a file operation (a file where a directory must go, no permission,
+        # a full or read-only disk): something to fix here, not a bug in strata. The writer
+        # stages beside the output and moves in last, so nothing half-written is left behind.
+        where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+        click.echo(f"strata: error: {where + ': ' if where else ''}{exc.strerror or exc}", err=True)
+        code = 1
     except Exception as exc:  # noqa: BLE001 - a bug in strata or a pack, never a user mistake
         if os.environ.get("STRATA_DEBUG"):
             traceback.print_exc()
