@@ -16,6 +16,7 @@ from pathlib import Path
 
 from strata import tools, usercache
 from strata.errors import ToolMissing
+from strata.packs import entry
 from strata.validate import schema_store
 
 DIRECTORY = "validated"
@@ -35,9 +36,11 @@ def key(lock: bytes, validators: Iterable[str], store: Path) -> str | None:
             return None
         h.update(f"\0{name}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
     h.update(f"\0{schema_store.core_cache_dir().name}".encode())  # the converted core schemas' release
-    for _, _, shipped in schema_store.pack_schema_sets():  # a pack's schemas: named by their provenance
-        provenance = shipped / "PROVENANCE.tsv"
-        h.update(b"\0" + (provenance.read_bytes() if provenance.is_file() else b"-"))
+    # The schemas packs ship, named by their provenance files: found from the packs' directories,
+    # not by loading the packs (a check proven from its record must not import them).
+    for _, _, pack_root in entry.installed():
+        for provenance in sorted((pack_root / "schemas").glob("*/PROVENANCE.tsv")):
+            h.update(b"\0" + str(provenance.parent.name).encode() + b"\0" + provenance.read_bytes())
     root = Path(store)
     if not root.is_dir():
         return None
