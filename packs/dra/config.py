@@ -123,8 +123,7 @@ class Workload(StrictModel):
 
 
 class SmokeTest(GpuSmokeTest):
-    # nodePool defaults to the first DRA pool
-    namespace: DnsLabel = "dra-smoke-test"
+    namespace: DnsLabel = "dra-smoke-test"  # the Job's namespace; an unset nodePool means the first DRA pool
 
 
 class Config(StrictModel):

@@ -19,10 +19,10 @@ RoleArn = Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$
 
 
 class Toleration(StrictModel):
-    key: LabelKey | None = None
-    operator: Literal["Exists", "Equal"] = "Exists"
-    value: LabelValue | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+    key: LabelKey | None = None  # the taint key tolerated; unset with Exists tolerates every taint
+    operator: Literal["Exists", "Equal"] = "Exists"  # Exists matches any value; Equal needs value
+    value: LabelValue | None = None  # the taint value, with operator Equal
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None  # the taint effect tolerated; unset: all
 
 
 class ControllerIdentity(StrictModel):
@@ -30,7 +30,7 @@ class ControllerIdentity(StrictModel):
     # chart) or IRSA (a role ARN on its service account): your own role (controllerRoleArn),
     # or the role strata generates, <cluster>-<component> in cluster.accountId (identity pack).
     identity: Literal["podIdentity", "irsa"] = "podIdentity"
-    controller_role_arn: RoleArn | None = None
+    controller_role_arn: RoleArn | None = None  # with irsa: your own role, instead of the one strata generates
 
     def irsa_role_arn(self, cluster: Any, component: str) -> str | None:
         """The eks.amazonaws.com/role-arn of the controller's service account (None: Pod Identity)."""
@@ -51,7 +51,7 @@ class ChartOverrides(StrictModel):
     over what strata renders; the engine checks every key against the pinned chart and refuses
     the keys typed fields own (pack.yaml: ``valuesOverrides`` and ``typedValues`` of the release)."""
 
-    values_overrides: dict[str, Any] = {}
+    values_overrides: dict[str, Any] = {}  # chart values merged over strata's, each key checked against the pinned chart
 
     def effective(self, keys: tuple[str, ...], typed: Any, typed_path: Path, base: Path) -> tuple[Any, Path]:
         """The value chart key ``keys`` ends up with and the spec path that decides it: the
@@ -73,10 +73,10 @@ class GpuSmokeTest(StrictModel):
     """The shape of every GPU smoke test. A pack subclasses it to give its own defaults: the
     namespace (required here) and, in a comment, which pool an unset ``nodePool`` means."""
 
-    enabled: bool = False
-    node_pool: DnsLabel | None = None
-    namespace: DnsLabel
-    image: str = CUDA_BASE_IMAGE
+    enabled: bool = False  # render the smoke test Job (nvidia-smi -L holding one GPU)
+    node_pool: DnsLabel | None = None  # the GPU pool the Job runs on
+    namespace: DnsLabel  # the namespace of the Job
+    image: str = CUDA_BASE_IMAGE  # the image that runs nvidia-smi -L
 
 
 def smoke_test_job(test: GpuSmokeTest, name: str, pool: PoolFacts, run_as: int,
