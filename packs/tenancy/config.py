@@ -20,8 +20,8 @@ class PodSecurity(StrictModel):
     # them on a real API server enforcing it. A team's own Pods must then run as non-root with
     # seccomp RuntimeDefault, drop ALL capabilities and disallow privilege escalation.
     enforce: PodSecurityLevel = "restricted"
-    warn: PodSecurityLevel = "restricted"
-    audit: PodSecurityLevel = "restricted"
+    warn: PodSecurityLevel = "restricted"  # the team namespace's pod-security.kubernetes.io/warn level
+    audit: PodSecurityLevel = "restricted"  # the team namespace's pod-security.kubernetes.io/audit level
 
 
 class DefaultRequests(StrictModel):
@@ -29,8 +29,8 @@ class DefaultRequests(StrictModel):
     still admit them. No default limits: a default memory limit below a container's own
     request makes the API server reject the Pod."""
 
-    cpu: Quantity = "100m"
-    memory: Quantity = "256Mi"
+    cpu: Quantity = "100m"  # the LimitRange's defaultRequest.cpu
+    memory: Quantity = "256Mi"  # the LimitRange's defaultRequest.memory
 
 
 PRIVATE_RANGES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
@@ -41,7 +41,7 @@ class Egress(StrictModel):
     # (`apiServerCidrs`, TCP 443) and `cidrs` only. The default keeps the internet and AWS's
     # public endpoints reachable and blocks instance metadata and every private address.
     restrict: bool = True
-    cidrs: tuple[Cidr, ...] = ("0.0.0.0/0",)
+    cidrs: tuple[Cidr, ...] = ("0.0.0.0/0",)  # the address ranges team Pods may reach besides DNS, their namespace and the API server
     # Keep Pods away from the node's instance metadata (and so the node role's credentials);
     # IRSA and EKS Pod Identity do not need it.
     block_instance_metadata: bool = True
@@ -53,18 +53,18 @@ class Egress(StrictModel):
 
 
 class Config(StrictModel):
-    pod_security: PodSecurity = PodSecurity()
+    pod_security: PodSecurity = PodSecurity()  # the Pod Security Admission labels of every team namespace
     # Namespaces whose Pods may reach every team namespace: the ingress controller and the
     # monitoring stack (Prometheus scrapes Pods directly).
     ingress_namespaces: tuple[DnsLabel, ...] = ("ingress-nginx",)
-    monitoring_namespaces: tuple[DnsLabel, ...] = ("monitoring",)
+    monitoring_namespaces: tuple[DnsLabel, ...] = ("monitoring",)  # namespaces whose Pods may reach every team namespace (scraping)
     # Address ranges that may reach team Pods too: an AWS ALB in `ip` target mode sends
     # traffic from its own ENIs, not from a namespace. List the ALB's subnets only: Pods get
     # VPC addresses too, so the whole VPC would let every Pod in.
     ingress_cidrs: tuple[Cidr, ...] = ()
-    default_requests: DefaultRequests = DefaultRequests()
+    default_requests: DefaultRequests = DefaultRequests()  # the LimitRange default requests of every team namespace
     team_role: Literal["admin", "edit", "view"] = "edit"  # the ClusterRole the team's groups get
-    egress: Egress = Egress()
+    egress: Egress = Egress()  # the egress NetworkPolicy of every team namespace
     # Where Pods reach the Kubernetes API server, on TCP 443: on EKS the control-plane ENIs in
     # the cluster's subnets, and the `kubernetes` Service's ClusterIP (policy engines that match
     # before DNAT, like the VPC CNI's network policy agent, see that address). The default, every
