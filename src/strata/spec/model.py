@@ -105,8 +105,8 @@ Ec2Tags = Annotated[dict[Annotated[str, Field(min_length=1)], Annotated[str, Fie
 class SecurityGroupSelector(StrictModel):
     """An EC2 security group by id or by tags (EC2NodeClass securityGroupSelectorTerms)."""
 
-    id: Annotated[str, Field(pattern=r"^sg-[0-9a-z]+$")] | None = None
-    tags: Ec2Tags | None = None
+    id: Annotated[str, Field(pattern=r"^sg-[0-9a-z]+$")] | None = None  # the security group's id (sg-...)
+    tags: Ec2Tags | None = None  # EC2 tags the security group carries, all of them
 
     @model_validator(mode="after")
     def _one(self) -> SecurityGroupSelector:
@@ -119,9 +119,9 @@ class CapacityReservationSelector(StrictModel):
     """An EC2 capacity reservation (ODCR or Capacity Block) by id or by tags
     (EC2NodeClass capacityReservationSelectorTerms)."""
 
-    id: Annotated[str, Field(pattern=r"^cr-[0-9a-z]+$")] | None = None
-    tags: Ec2Tags | None = None
-    owner_id: Annotated[str, Field(pattern=r"^[0-9]{12}$")] | None = Field(None, alias="ownerID")
+    id: Annotated[str, Field(pattern=r"^cr-[0-9a-z]+$")] | None = None  # the reservation's id (cr-...)
+    tags: Ec2Tags | None = None  # EC2 tags the reservations carry, all of them
+    owner_id: Annotated[str, Field(pattern=r"^[0-9]{12}$")] | None = Field(None, alias="ownerID")  # with tags: the AWS account that owns the reservations
 
     @model_validator(mode="after")
     def _one(self) -> CapacityReservationSelector:
@@ -135,8 +135,8 @@ class CapacityReservationSelector(StrictModel):
 class PlacementGroupSelector(StrictModel):
     """An existing EC2 cluster placement group by name or id (EC2NodeClass placementGroupSelector)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=255)] | None = None
-    id: Annotated[str, Field(pattern=r"^pg-[0-9a-z]+$")] | None = None
+    name: Annotated[str, Field(min_length=1, max_length=255)] | None = None  # the placement group's name
+    id: Annotated[str, Field(pattern=r"^pg-[0-9a-z]+$")] | None = None  # the placement group's id (pg-...)
 
     @model_validator(mode="after")
     def _one(self) -> PlacementGroupSelector:
@@ -153,8 +153,8 @@ class Efa(StrictModel):
 
     zone: AvailabilityZone | None = None  # required (compute/efa-zone); one zone per pool
     security_group: SecurityGroupSelector | None = None  # required (compute/efa-security-group)
-    capacity_reservations: tuple[CapacityReservationSelector, ...] = ()
-    placement_group: PlacementGroupSelector | None = None
+    capacity_reservations: tuple[CapacityReservationSelector, ...] = ()  # capacity reservations the node class may launch into (capacityReservationSelectorTerms)
+    placement_group: PlacementGroupSelector | None = None  # the cluster placement group the nodes launch into (placementGroupSelector)
 
 
 class Kubelet(StrictModel):
@@ -201,10 +201,8 @@ class Quota(StrictModel):
     cpu: Quantity  # CPU requests the team may hold in total
     memory: Quantity  # memory requests the team may hold in total
     gpus: NonNegativeInt = 0  # nvidia.com/gpu, and the devices of every GPU DeviceClass (dra pack)
-    # aws.amazon.com/neuron (whole Inferentia/Trainium devices) and aws.amazon.com/neuroncore:
-    # like GPUs, a team holds none unless its quota gives them.
-    neuron_devices: NonNegativeInt = 0
-    neuron_cores: NonNegativeInt = 0
+    neuron_devices: NonNegativeInt = 0  # aws.amazon.com/neuron (whole Inferentia/Trainium devices); like GPUs, none unless given
+    neuron_cores: NonNegativeInt = 0  # aws.amazon.com/neuroncore; like GPUs, none unless given
     resource_claims: NonNegativeInt | None = None  # DRA ResourceClaims at once; default: the dra pack's, per GPU
     persistent_volume_claims: NonNegativeInt | None = None  # PersistentVolumeClaims the team may hold
     storage: Quantity | None = None  # storage requests of the team's claims in total
@@ -224,11 +222,11 @@ class Team(StrictModel):
 class Waiver(StrictModel):
     """An accepted exception to one rule at one place, with a reason; see strata.waivers."""
 
-    rule: Annotated[str, Field(pattern=r"^[a-z0-9-]+(/[a-z0-9-]+)?$")]
+    rule: Annotated[str, Field(pattern=r"^[a-z0-9-]+(/[a-z0-9-]+)?$")]  # the rule id waived (strata rules lists them)
     # Where: a spec path as problems print it (storage.claims[0].size; covers what is below
-    # it), or a named entry of a spec list (storage.claims/scratch), stable when lists move.
+    # it). Set path or object.
     path: Annotated[str, Field(min_length=1)] | None = None
-    object: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.\[\]-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")] | None = None
+    object: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.\[\]-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")] | None = None  # or a named entry of a spec list (storage.claims/scratch), stable when lists move
     reason: Annotated[str, Field(min_length=10)]  # who accepted what and why; printed on every render
     expires: datetime.date | None = None  # after this date the waiver stops applying (waiver/expired)
 
