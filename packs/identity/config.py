@@ -18,9 +18,9 @@ class Statement(StrictModel):
     """An Allow statement of one of your roles. Resources are ARNs; "*" only for actions that
     have no resource type (identity/wildcard-resource)."""
 
-    sid: Annotated[str, Field(pattern=r"^[A-Za-z0-9]+$")]
-    actions: Annotated[tuple[str, ...], Field(min_length=1)]
-    resources: Annotated[tuple[str, ...], Field(min_length=1)]
+    sid: Annotated[str, Field(pattern=r"^[A-Za-z0-9]+$")]  # the statement's Sid in the policy document
+    actions: Annotated[tuple[str, ...], Field(min_length=1)]  # IAM actions allowed (service:Action), checked against the action catalog
+    resources: Annotated[tuple[str, ...], Field(min_length=1)]  # resource ARNs the actions apply to
     reason: str | None = None  # why Resource "*": printed into identity/roles.json
 
 
@@ -29,11 +29,11 @@ class Role(StrictModel):
     bucket, a notebook writing to one), bound to one of the service accounts strata renders."""
 
     name: DnsLabel  # the role is <cluster>-<name>, or roleArn
-    namespace: DnsLabel
-    service_account: DnsLabel
-    identity: Literal["podIdentity", "irsa"] = "podIdentity"
+    namespace: DnsLabel  # the namespace of the service account the role is bound to
+    service_account: DnsLabel  # the service account the role is bound to (a Pod Identity association or the IRSA trust)
+    identity: Literal["podIdentity", "irsa"] = "podIdentity"  # how the service account gets the role: an EKS Pod Identity association or IRSA
     role_arn: RoleArn | None = None  # your own role instead of the generated one
-    statements: Annotated[tuple[Statement, ...], Field(min_length=1)]
+    statements: Annotated[tuple[Statement, ...], Field(min_length=1)]  # the Allow statements of the role's policy (at least one)
 
 
 class Ack(StrictModel):
@@ -45,5 +45,5 @@ class Ack(StrictModel):
 
 class Config(StrictModel):
     oidc_provider: OidcProvider | None = None  # needed by IRSA trust policies
-    roles: tuple[Role, ...] = ()
+    roles: tuple[Role, ...] = ()  # roles for your own workloads, beside those the packs export
     ack: Ack | None = None  # present: render the ACK objects
