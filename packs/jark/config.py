@@ -65,7 +65,7 @@ class OAuth(StrictModel):
 
 
 class Auth(StrictModel):
-    authenticator: Literal["oauth", "dummy"] = "oauth"  # oauth: GenericOAuthenticator; dummy: the chart's dummy authenticator (no real login)
+    authenticator: Literal["oauth", "dummy"] = "oauth"  # oauth: GenericOAuthenticator; dummy: DummyAuthenticator, any name and password (development only)
     oauth: OAuth | None = None  # the OAuth provider; required with authenticator oauth
 
 
