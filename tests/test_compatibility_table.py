@@ -3,21 +3,17 @@ packs' pins, and the script really reads those pins (a changed pin changes the t
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 
 import yaml
-from reference import REPO_ROOT
+from reference import REPO_ROOT, load_script
 
 SCRIPT = REPO_ROOT / "scripts" / "build-compatibility-table.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("build_compatibility_table", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("build-compatibility-table.py")
 
 
 def test_readme_table_is_current():

@@ -6,7 +6,6 @@ schema store that is absent or read-only and left untouched."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import VALUES, require_tool
-from reference import REPO_ROOT, reference_dir
+from reference import REPO_ROOT, load_script, reference_dir
 
 from strata.validate import schema_store
 
@@ -26,10 +25,7 @@ PACKS = REPO_ROOT / "packs"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("build_pack_schemas", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("build-pack-schemas.py")
 
 
 def test_pack_schemas_are_regenerated_from_the_reference():

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-from reference import REPO_ROOT
+from reference import REPO_ROOT, load_script
 
 from strata import pipeline, rules
 
@@ -13,11 +12,7 @@ SCRIPT = REPO_ROOT / "scripts" / "build-rule-table.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("build_rule_table", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("build-rule-table.py")
 
 
 def test_readme_rule_table_is_current() -> None:
