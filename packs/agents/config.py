@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, PositiveInt, Quantity, StrictModel, load_yaml
+from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, PositiveInt, Quantity, StrictModel, exactly_one, load_yaml
 
 Url = Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
 HttpsUrl = Annotated[str, Field(pattern=r"^https://[^\s]+$")]
@@ -106,8 +106,7 @@ class Jwks(StrictModel):
 
     @model_validator(mode="after")
     def _one_source(self) -> Jwks:
-        if (self.url is None) == (self.service is None):
-            raise ValueError("set exactly one of url and service")
+        exactly_one(self, "url", "service")
         return self
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import DnsLabel, GpuSmokeTest, NonNegativeInt, PositiveInt, Quantity, StrictModel
+from strata.pack import DnsLabel, GpuSmokeTest, NonNegativeInt, PositiveInt, Quantity, StrictModel, exactly_one
 
 # DeviceClass names are DNS subdomains (gpu.nvidia.com, h100.gpu.example.com).
 DnsSubdomain = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", max_length=253)]
@@ -90,8 +90,7 @@ class ClaimRef(StrictModel):
 
     @model_validator(mode="after")
     def _one_target(self) -> ClaimRef:
-        if (self.template is None) == (self.compute_domain is None):
-            raise ValueError("set exactly one of template and computeDomain")
+        exactly_one(self, "template", "compute_domain")
         return self
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from strata.pack import DnsLabel, StrictModel
+from strata.pack import DnsLabel, StrictModel, exactly_one
 
 
 class Destination(StrictModel):
@@ -15,8 +15,7 @@ class Destination(StrictModel):
 
     @model_validator(mode="after")
     def _one_of(self) -> Destination:
-        if (self.server is None) == (self.name is None):
-            raise ValueError("set exactly one of server and name")
+        exactly_one(self, "server", "name")
         return self
 
     def as_dict(self) -> dict[str, str]:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, NonNegativeInt, Quantity, StrictModel
+from strata.pack import ChartOverrides, ControllerIdentity, DnsLabel, NonNegativeInt, Quantity, StrictModel, exactly_one
 
 FileSystemId = Annotated[str, Field(pattern=r"^fs-[0-9a-f]{8,17}$")]
 MountOption = Annotated[str, Field(min_length=1)]
@@ -107,10 +107,8 @@ class Claim(StrictModel):
 
     @model_validator(mode="after")
     def _one_owner_one_source(self) -> Claim:
-        if (self.team is None) == (self.namespace is None):
-            raise ValueError("set exactly one of team and namespace")
-        if (self.storage_class is None) == (self.volume is None):
-            raise ValueError("set exactly one of storageClass and volume")
+        exactly_one(self, "team", "namespace")
+        exactly_one(self, "storage_class", "volume")
         return self
 
 

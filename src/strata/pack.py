@@ -30,6 +30,7 @@ from strata.spec.base import (
     PrometheusDuration,
     Quantity,
     StrictModel,
+    exactly_one,
     quantity,
 )
 from strata.spec.claims import mount_problem
@@ -50,7 +51,7 @@ from strata.yamlio import load as load_yaml
 
 __all__ = [
     # the pack's own declarations
-    "StrictModel", "Rule", "Severity", "Problem", "LegacyField",
+    "StrictModel", "exactly_one", "Rule", "Severity", "Problem", "LegacyField",
     # what the hooks receive from the packs a pack uses (pack.yaml `uses:`)
     "Facts",
     # problem paths: a plain tuple is relative to the pack's section; spec_path() is from the root

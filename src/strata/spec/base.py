@@ -21,6 +21,13 @@ class StrictModel(BaseModel):
     )
 
 
+def exactly_one(model: BaseModel, first: str, second: str) -> None:
+    """For a model validator: refuse unless exactly one of two alternative fields (Python
+    names) is set, naming them as the YAML spells them."""
+    if (getattr(model, first) is None) == (getattr(model, second) is None):
+        raise ValueError(f"set exactly one of {to_camel(first)} and {to_camel(second)}")
+
+
 # A DNS-1123 label: namespaces, node pools, teams and most object names.
 DnsLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")]
 # A Kubernetes resource quantity, written as a string ("100", "500m", "64Gi").

@@ -9,7 +9,17 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from strata.spec.base import DnsLabel, Duration, LabelKey, LabelValue, NonNegativeInt, PositiveInt, Quantity, StrictModel
+from strata.spec.base import (
+    DnsLabel,
+    Duration,
+    LabelKey,
+    LabelValue,
+    NonNegativeInt,
+    PositiveInt,
+    Quantity,
+    StrictModel,
+    exactly_one,
+)
 
 API_VERSION = "strata.dev/v1alpha1"
 SUPPORTED_KUBERNETES = ("1.34", "1.35", "1.36", "1.37")
@@ -110,8 +120,7 @@ class SecurityGroupSelector(StrictModel):
 
     @model_validator(mode="after")
     def _one(self) -> SecurityGroupSelector:
-        if (self.id is None) == (self.tags is None):
-            raise ValueError("set exactly one of id and tags")
+        exactly_one(self, "id", "tags")
         return self
 
 
@@ -125,8 +134,7 @@ class CapacityReservationSelector(StrictModel):
 
     @model_validator(mode="after")
     def _one(self) -> CapacityReservationSelector:
-        if (self.id is None) == (self.tags is None):
-            raise ValueError("set exactly one of id and tags")
+        exactly_one(self, "id", "tags")
         if self.id is not None and self.owner_id is not None:
             raise ValueError("ownerID selects reservations by tags; an id names one reservation already")
         return self
@@ -140,8 +148,7 @@ class PlacementGroupSelector(StrictModel):
 
     @model_validator(mode="after")
     def _one(self) -> PlacementGroupSelector:
-        if (self.name is None) == (self.id is None):
-            raise ValueError("set exactly one of name and id")
+        exactly_one(self, "name", "id")
         return self
 
 
@@ -232,8 +239,7 @@ class Waiver(StrictModel):
 
     @model_validator(mode="after")
     def _one_place(self) -> Waiver:
-        if (self.path is None) == (self.object is None):
-            raise ValueError("set exactly one of path and object")
+        exactly_one(self, "path", "object")
         return self
 
 
